@@ -1,0 +1,10 @@
+"""`python -m harness`."""
+
+from __future__ import annotations
+
+import sys
+
+from harness.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""The trace fixture format (`LlmTrace`) and fail-closed loading of one fixture.
+
+Every fixture type forbids unknown fields: a misspelled key is an error, never ignored.
+
+A fixture is admitted only when it can fail: besides the wire format (unknown keys refused at
+every level, a reply union tagged on `type`), `load_case` rejects traces that would replay
+nothing and expectations that assert nothing. Every rejection is a `FixtureError` naming the
+file, the JSON path and the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+import msgspec
+
+from harness.diagnosis import describe_decode_error
+from harness.errors import FixtureError
+from harness.pattern import compile_pattern
+
+__all__ = [
+    "Case",
+    "Expects",
+    "LlmTrace",
+    "PayloadExpect",
+    "ScriptedCall",
+    "Step",
+    "TextReply",
+    "ToolCallsReply",
+    "Turn",
+    "decode_trace",
+    "load_case",
+]
+
+Count = Annotated[int, msgspec.Meta(ge=0)]
+"""A token count, call count or index: a JSON integer >= 0."""
+
+
+class ScriptedCall(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One tool call the model is scripted to make."""
+
+    id: str
+    """The call id (non-empty)."""
+    name: str
+    """The tool to dispatch (non-empty)."""
+    arguments: Any
+    """The arguments, any JSON value."""
+
+
+class TextReply(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag="text",
+    tag_field="type",
+):
+    """A scripted reply with text and no tool calls."""
+
+    content: str
+    """The reply text."""
+    input_tokens: Count = 0
+    """Prompt tokens the reply reports."""
+    output_tokens: Count = 0
+    """Completion tokens the reply reports."""
+
+
+class ToolCallsReply(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    tag="tool_calls",
+    tag_field="type",
+):
+    """A scripted reply that asks for tools."""
+
+    tool_calls: tuple[ScriptedCall, ...]
+    """The calls, run in order (at least one)."""
+    input_tokens: Count = 0
+    """Prompt tokens the reply reports."""
+    output_tokens: Count = 0
+    """Completion tokens the reply reports."""
+
+
+class Step(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One scripted LLM round trip."""
+
+    response: TextReply | ToolCallsReply
+    """What the model replies."""
+
+
+class Turn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One user message and the replies scripted for it."""
+
+    user_input: str
+    """What the user says."""
+    steps: tuple[Step, ...]
+    """The model's replies, in the order the agent asks for them (at least one)."""
+
+
+class PayloadExpect(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A needle that must appear in a tool's recorded arguments or results."""
+
+    tool: str
+    """The tool whose calls are inspected (non-empty)."""
+    needle: str
+    """The substring to find (non-empty)."""
+    call_index: Count | None = None
+    """Which call to `tool`, 0-based in dispatch order; any call when omitted."""
+
+
+class Expects(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The declarative expectations, graded in the order of the fields below."""
+
+    response_contains: tuple[str, ...] = ()
+    response_not_contains: tuple[str, ...] = ()
+    tools_used: tuple[str, ...] = ()
+    tools_not_used: tuple[str, ...] = ()
+    max_tool_calls: Count | None = None
+    min_tool_calls: Count | None = None
+    exact_tool_calls: Count | None = None
+    tool_arguments_contain: tuple[PayloadExpect, ...] = ()
+    tool_results_contain: tuple[PayloadExpect, ...] = ()
+    all_tools_succeeded: bool | None = None
+    response_matches: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        """Whether no expectation is declared at all."""
+        return not any(value != () and value is not None for value in msgspec.structs.astuple(self))
+
+
+class LlmTrace(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One eval case: a conversation, its scripted model replies and its expectations."""
+
+    model_name: str
+    """The case name shown in every report."""
+    turns: tuple[Turn, ...]
+    """The conversation (at least one turn)."""
+    expects: Expects | None = None
+    """What the run must satisfy; a fixture without it is rejected."""
+
+
+class Case(msgspec.Struct, frozen=True, kw_only=True):
+    """An admitted fixture and where it came from."""
+
+    source: str
+    """The fixture path, as given."""
+    trace: LlmTrace
+    """The validated trace."""
+
+    @property
+    def name(self) -> str:
+        """The case name (`model_name`)."""
+        return self.trace.model_name
+
+    @property
+    def expects(self) -> Expects:
+        """The expectations; admission guarantees they are declared."""
+        assert self.trace.expects is not None  # load_case rejects a trace without them
+        return self.trace.expects
+
+
+_decoder = msgspec.json.Decoder(LlmTrace)
+
+STRING_FAMILIES = (
+    "response_contains",
+    "response_not_contains",
+    "response_matches",
+    "tools_used",
+    "tools_not_used",
+)
+PAYLOAD_FAMILIES = ("tool_arguments_contain", "tool_results_contain")
+
+
+def load_case(path: str) -> Case:
+    """Read, decode and validate one fixture file.
+
+    Raises:
+        FixtureError: The file cannot be read, is not a valid trace, or could not fail.
+    """
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except IsADirectoryError:
+        raise FixtureError(path, None, "is a folder, not a fixture file") from None
+    except OSError as exc:
+        raise FixtureError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    return Case(source=path, trace=decode_trace(path, data))
+
+
+def decode_trace(path: str, data: bytes) -> LlmTrace:
+    """Decode and validate fixture bytes; `path` only names the culprit in errors.
+
+    Raises:
+        FixtureError: The bytes are not a valid trace, or the trace could not fail.
+    """
+    try:
+        trace = _decoder.decode(data)
+    except msgspec.MsgspecError as exc:
+        location, reason = describe_decode_error(exc, data)
+        raise FixtureError(path, location, reason) from None
+    for location, reason in _problems(trace):
+        raise FixtureError(path, location, reason)
+    return trace
+
+
+def _problems(trace: LlmTrace) -> Iterator[tuple[str, str]]:
+    """Every reason the trace is not admitted, in document order (the first one is reported)."""
+    if not trace.model_name.strip():
+        yield "$.model_name", "empty case name"
+    yield from _turn_problems(trace.turns)
+    if trace.expects is None:
+        yield "$", 'missing "expects": declares no effective expectation'
+    elif trace.expects.is_empty():
+        yield "$.expects", "declares no effective expectation"
+    else:
+        yield from _expect_problems(trace.expects)
+
+
+def _turn_problems(turns: tuple[Turn, ...]) -> Iterator[tuple[str, str]]:
+    if not turns:
+        yield "$.turns", "no turns: replay would drive the agent zero times"
+    for t, turn in enumerate(turns):
+        if not turn.steps:
+            yield f"$.turns[{t}].steps", "the turn scripts no steps"
+        for s, step in enumerate(turn.steps):
+            reply = step.response
+            if not isinstance(reply, ToolCallsReply):
+                continue
+            at = f"$.turns[{t}].steps[{s}].response.tool_calls"
+            if not reply.tool_calls:
+                yield at, "a tool_calls step scripts no call"
+            for c, call in enumerate(reply.tool_calls):
+                for key in ("id", "name"):
+                    if not getattr(call, key):
+                        yield f"{at}[{c}].{key}", f"empty call {key}"
+
+
+def _expect_problems(expects: Expects) -> Iterator[tuple[str, str]]:
+    for family in STRING_FAMILIES:
+        for i, entry in enumerate(getattr(expects, family)):
+            if entry == "":
+                yield f"$.expects.{family}[{i}]", f'declares a zero-length entry in "{family}"'
+    for family in PAYLOAD_FAMILIES:
+        for i, payload in enumerate(getattr(expects, family)):
+            for key in ("tool", "needle"):
+                if not getattr(payload, key):
+                    yield f"$.expects.{family}[{i}].{key}", f"empty {key} asserts nothing"
+    for i, source in enumerate(expects.response_matches):
+        error = compile_pattern(source).error
+        if error is not None:
+            yield f"$.expects.response_matches[{i}]", f"invalid RE2 regex: {error}"
+    yield from _bound_problems(expects)
+
+
+def _bound_problems(expects: Expects) -> Iterator[tuple[str, str]]:
+    low, high, exact = expects.min_tool_calls, expects.max_tool_calls, expects.exact_tool_calls
+    if low == 0:
+        yield "$.expects.min_tool_calls", "min_tool_calls: 0 is vacuous: every run makes >= 0 calls"
+    if low is not None and high is not None and low > high:
+        yield (
+            "$.expects.min_tool_calls",
+            (f"min_tool_calls ({low}) exceeds max_tool_calls ({high}): no run can pass"),
+        )
+    if exact is not None and (
+        (low is not None and exact < low) or (high is not None and exact > high)
+    ):
+        window = f"[{'-' if low is None else low}, {'-' if high is None else high}]"
+        bounds = "[min_tool_calls, max_tool_calls]"
+        yield (
+            "$.expects.exact_tool_calls",
+            f"exact_tool_calls ({exact}) lies outside {bounds} = {window}",
+        )

@@ -1,0 +1,98 @@
+"""Configuration: `[tool.harness]` in the project's `pyproject.toml`, overridden by flags."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from typing import Any, Literal
+
+import msgspec
+
+from harness.errors import ConfigError
+
+__all__ = ["DEFAULT_SUITE_DIR", "MODES", "Config", "find_pyproject", "load_config"]
+
+DEFAULT_SUITE_DIR = "evals/regression"
+"""The gated suite, run when neither config nor flags name another."""
+MODES = ("replay", "live")
+Mode = Literal["replay", "live"]
+_SECTION = "[tool.harness]"
+
+
+class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The keys of `[tool.harness]`."""
+
+    suite_dir: str = DEFAULT_SUITE_DIR
+    """The suite folder `harness run` replays, relative to the pyproject.toml's folder."""
+    mode: Mode = "replay"
+    """`replay` (deterministic, free) or `live` (a real model; not in Phase 0)."""
+
+
+def find_pyproject(start: str = ".") -> str | None:
+    """The nearest `pyproject.toml` in `start` or a parent folder, or None."""
+    folder = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def load_config(path: str | None = None) -> Config:
+    """Read `[tool.harness]` from `path`, or from the nearest pyproject.toml.
+
+    A missing file or section gives the defaults. `suite_dir` comes back relative to the
+    current folder.
+
+    Raises:
+        ConfigError: The file cannot be read or parsed, or the section is invalid.
+    """
+    path = path if path is not None else find_pyproject()
+    if path is None:
+        return Config()
+    table = _section(path)
+    try:
+        config = msgspec.convert(table, Config)
+    except msgspec.ValidationError as exc:
+        key, reason = _describe(str(exc))
+        raise ConfigError(path, key, reason) from None
+    if not config.suite_dir.strip():
+        raise ConfigError(path, f"{_SECTION}.suite_dir", "must not be empty")
+    root = os.path.dirname(os.path.abspath(path))
+    suite_dir = os.path.relpath(os.path.join(root, config.suite_dir))
+    return msgspec.structs.replace(config, suite_dir=suite_dir)
+
+
+def _section(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as file:
+            data = tomllib.load(file)
+    except OSError as exc:
+        raise ConfigError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, None, f"invalid TOML: {exc}") from None
+    tool = data.get("tool", {})
+    table = tool.get("harness", {}) if isinstance(tool, dict) else {}
+    if not isinstance(table, dict):
+        raise ConfigError(path, _SECTION, "must be a table")
+    return table
+
+
+_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$\.(?P<key>[^`]*)`)?$")
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<key>.*)`$")
+
+
+def _describe(message: str) -> tuple[str, str]:
+    parts = _AT.match(message)
+    assert parts is not None  # the pattern matches any string
+    text, key = parts["message"], parts["key"]
+    if match := _UNKNOWN.match(text):
+        known = ", ".join(Config.__struct_fields__)
+        return f"{_SECTION}.{match['key']}", f"unknown key (known keys: {known})"
+    if key == "mode":
+        return f"{_SECTION}.mode", f"must be one of {', '.join(map(repr, MODES))}"
+    return (f"{_SECTION}.{key}" if key else _SECTION), text.replace("`", "")

@@ -1,0 +1,73 @@
+"""What an agent loop exchanges with a model: messages, replies and the provider protocol.
+
+The shapes are plain and map one to one onto the OpenAI chat-completions format:
+`Message(role, content, tool_calls, tool_call_id)` is a chat message, `ToolCall` is one entry
+of an assistant message's `tool_calls` (with `arguments` already parsed from its JSON string),
+and `ModelReply` is the assistant message of one completion plus its `usage`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import msgspec
+
+if TYPE_CHECKING:
+    from harness.tools import ToolSpec
+
+__all__ = ["Message", "ModelProvider", "ModelReply", "Role", "ToolCall", "Usage"]
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(msgspec.Struct, frozen=True, kw_only=True):
+    """One tool call a model asks for."""
+
+    id: str
+    """The call id; a tool message answers it with the same `tool_call_id`."""
+    name: str
+    """The name of the tool to dispatch."""
+    arguments: Any
+    """The arguments, as parsed JSON (usually an object)."""
+
+
+class Usage(msgspec.Struct, frozen=True, kw_only=True):
+    """Tokens one completion consumed."""
+
+    input_tokens: int = 0
+    """Prompt tokens."""
+    output_tokens: int = 0
+    """Completion tokens."""
+
+
+class ModelReply(msgspec.Struct, frozen=True, kw_only=True):
+    """One completion: text, tool calls, or both."""
+
+    text: str = ""
+    """The assistant's text; empty when it only calls tools."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tools it asks to run, in order."""
+    usage: Usage = Usage()
+    """What the completion cost."""
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True):
+    """One message of the conversation history."""
+
+    role: Role
+    """`system`, `user`, `assistant` or `tool`."""
+    content: str = ""
+    """The text of the message (a tool message carries the tool's output)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """On an assistant message: the calls it made."""
+    tool_call_id: str | None = None
+    """On a tool message: the id of the call it answers."""
+
+
+class ModelProvider(Protocol):
+    """A model: given the conversation and the tools on offer, reply once."""
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelReply:
+        """Return the model's next reply to `messages`."""
+        ...

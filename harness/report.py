@@ -1,0 +1,167 @@
+"""Suite results, the exit status they imply, and their JSON document.
+
+The field names `all_passed`, `passed`, `failed`, `total`, `cases`, and per case `name`,
+`source`, `passed`, `error`, `grades` (`check`, `passed`, `detail`) are fixed: other tools
+read them. Everything else in the document is additive.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from harness.grader import GradeResult
+from harness.record import RecordedCall, RunRecord
+from harness.version import __version__
+
+__all__ = ["SCHEMA_VERSION", "CaseDocument", "CaseReport", "ReportDocument", "SuiteReport"]
+
+SCHEMA_VERSION = 1
+"""Version of the JSON report document; bumped on any incompatible change."""
+
+
+class CaseReport(msgspec.Struct, frozen=True, kw_only=True):
+    """One case's outcome."""
+
+    name: str
+    """The case name."""
+    source: str
+    """The fixture path."""
+    grades: tuple[GradeResult, ...] = ()
+    """One result per declared expectation (none when the run errored)."""
+    error: str | None = None
+    """Why the run went wrong, or None."""
+    record: RunRecord = RunRecord()
+    """What the run did, up to where it stopped."""
+    duration: float = 0.0
+    """Wall time of the case, in seconds."""
+
+    @property
+    def passed(self) -> bool:
+        """No error, at least one grade, and every grade passed."""
+        return self.error is None and bool(self.grades) and all(g.passed for g in self.grades)
+
+    @property
+    def failed_grades(self) -> tuple[GradeResult, ...]:
+        """The grades that did not pass."""
+        return tuple(grade for grade in self.grades if not grade.passed)
+
+
+class SuiteReport(msgspec.Struct, frozen=True, kw_only=True):
+    """A suite run's outcome."""
+
+    suite: str
+    """The suite name (its folder's base name)."""
+    directory: str
+    """The suite folder, as given."""
+    mode: str
+    """`replay` (Phase 0 runs nothing else)."""
+    cases: tuple[CaseReport, ...]
+    """Every case, in file-name order."""
+    started_at: str = ""
+    """When the run started, ISO 8601 in UTC."""
+    duration: float = 0.0
+    """Wall time of the run, in seconds."""
+
+    @property
+    def total(self) -> int:
+        """How many cases ran."""
+        return len(self.cases)
+
+    @property
+    def passed(self) -> int:
+        """How many cases passed."""
+        return sum(case.passed for case in self.cases)
+
+    @property
+    def failed(self) -> int:
+        """How many cases failed or errored."""
+        return self.total - self.passed
+
+    @property
+    def errored(self) -> int:
+        """How many of the failed cases errored."""
+        return sum(case.error is not None for case in self.cases)
+
+    @property
+    def all_passed(self) -> bool:
+        """Whether every case passed (a run of no case never passes)."""
+        return self.total > 0 and self.failed == 0
+
+    def exit_code(self) -> int:
+        """The process exit status: 0 when every case passed, else 1."""
+        return 0 if self.all_passed else 1
+
+
+class CaseDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """One case in the JSON report."""
+
+    name: str
+    source: str
+    passed: bool
+    error: str | None
+    grades: tuple[GradeResult, ...]
+    duration_s: float
+    input_tokens: int
+    output_tokens: int
+    final_response: str
+    tool_calls: tuple[RecordedCall, ...]
+
+
+class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """The JSON report of one suite run."""
+
+    schema_version: int
+    harness_version: str
+    suite: str
+    suite_dir: str
+    mode: str
+    started_at: str
+    duration_s: float
+    git_commit: str | None
+    all_passed: bool
+    passed: int
+    failed: int
+    errored: int
+    total: int
+    cases: tuple[CaseDocument, ...]
+
+
+def to_document(report: SuiteReport, *, git_commit: str | None = None) -> ReportDocument:
+    """The JSON document of `report`."""
+    return ReportDocument(
+        schema_version=SCHEMA_VERSION,
+        harness_version=__version__,
+        suite=report.suite,
+        suite_dir=report.directory,
+        mode=report.mode,
+        started_at=report.started_at,
+        duration_s=round(report.duration, 6),
+        git_commit=git_commit,
+        all_passed=report.all_passed,
+        passed=report.passed,
+        failed=report.failed,
+        errored=report.errored,
+        total=report.total,
+        cases=tuple(_case_document(case) for case in report.cases),
+    )
+
+
+def _case_document(case: CaseReport) -> CaseDocument:
+    return CaseDocument(
+        name=case.name,
+        source=case.source,
+        passed=case.passed,
+        error=case.error,
+        grades=case.grades,
+        duration_s=round(case.duration, 6),
+        input_tokens=case.record.input_tokens,
+        output_tokens=case.record.output_tokens,
+        final_response=case.record.final_response,
+        tool_calls=case.record.tool_calls,
+    )
+
+
+def to_json(report: SuiteReport, *, git_commit: str | None = None) -> bytes:
+    """The JSON report, indented, with a trailing newline."""
+    encoded = msgspec.json.encode(to_document(report, git_commit=git_commit))
+    return msgspec.json.format(encoded, indent=2) + b"\n"

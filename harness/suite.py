@@ -1,0 +1,89 @@
+"""A suite: the direct `*.json` children of one folder, loaded whole or not at all."""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator
+
+import msgspec
+
+from harness.case import Case, load_case
+from harness.errors import FixtureError, SuiteError
+
+__all__ = ["Suite", "fixture_paths", "load_suite"]
+
+
+class Suite(msgspec.Struct, frozen=True, kw_only=True):
+    """Every case of one suite folder, sorted by file name."""
+
+    name: str
+    """The suite's name: its folder's base name (`regression`, `capability`, ...)."""
+    directory: str
+    """The folder, as given."""
+    cases: tuple[Case, ...]
+    """The admitted cases."""
+
+
+def fixture_paths(directory: str) -> list[str]:
+    """The direct `*.json` children of `directory`, sorted by file name.
+
+    Not recursive; the suffix is case-sensitive.
+
+    Raises:
+        SuiteError: The folder cannot be listed, or holds no fixture.
+    """
+    try:
+        names = sorted(name for name in os.listdir(directory) if name.endswith(".json"))
+    except OSError as exc:
+        raise SuiteError(directory, f"cannot read suite folder: {exc.strerror or exc}") from None
+    if not names:
+        raise SuiteError(directory, f"no *.json trace fixtures found in {directory}")
+    return [os.path.join(directory, name) for name in names]
+
+
+def load_suite(directory: str) -> Suite:
+    """Load and validate every fixture of a suite folder.
+
+    The whole suite is checked before anything runs, and every rejected file is reported at
+    once: a suite never shrinks silently.
+
+    Raises:
+        SuiteError: The folder is unusable, or at least one fixture is rejected.
+    """
+    paths = fixture_paths(directory)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # decoded fixtures are acyclic; scanning the growing heap only costs time
+    try:
+        cases, problems = _load_all(paths)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    problems.extend(_duplicate_names(cases))
+    if problems:
+        problems.sort(key=lambda problem: problem.path)
+        noun = "fixture" if len(problems) == 1 else "fixtures"
+        raise SuiteError(directory, f"{len(problems)} {noun} rejected", tuple(problems))
+    name = os.path.basename(os.path.normpath(directory))
+    return Suite(name=name, directory=directory, cases=tuple(cases))
+
+
+def _load_all(paths: list[str]) -> tuple[list[Case], list[FixtureError]]:
+    cases: list[Case] = []
+    problems: list[FixtureError] = []
+    for path in paths:
+        try:
+            cases.append(load_case(path))
+        except FixtureError as problem:
+            problems.append(problem)
+    return cases, problems
+
+
+def _duplicate_names(cases: list[Case]) -> Iterator[FixtureError]:
+    first: dict[str, str] = {}
+    for case in cases:
+        earlier = first.setdefault(case.name, case.source)
+        if earlier != case.source:
+            yield FixtureError(
+                case.source, "$.model_name", f'duplicate case name "{case.name}" (also {earlier})'
+            )

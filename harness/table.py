@@ -1,0 +1,62 @@
+"""The human-readable report: one row per case, each failure under its case."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from harness.report import CaseReport, SuiteReport
+
+__all__ = ["printable", "render_table"]
+
+PASS, FAIL = "✓", "✗"
+_INDENT = "      "
+
+
+def _escapes() -> dict[int, str]:
+    table = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
+    table.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+    # Bidirectional overrides can reorder what the terminal shows, e.g. forge a ✓.
+    table.update(
+        {code: f"\\u{code:04x}" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+    )
+    return table
+
+
+_ESCAPES = _escapes()
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped, so it cannot repaint the terminal."""
+    return text.translate(_ESCAPES)
+
+
+def render_table(report: SuiteReport) -> str:
+    """The report as a table, each failing check with its detail under its case."""
+    rows = [[*_row(case)] for case in report.cases]
+    lines = tabulate(
+        rows, headers=["", "case", "source", "checks"], tablefmt="simple", disable_numparse=True
+    ).splitlines()
+    out = lines[:2]
+    for case, line in zip(report.cases, lines[2:], strict=True):
+        out.append(line)
+        out.extend(_details(case))
+    out.append(f"{report.passed}/{report.total} cases passed ({report.failed} failed)")
+    return "\n".join(out)
+
+
+def _row(case: CaseReport) -> tuple[str, str, str, str]:
+    mark = PASS if case.passed else FAIL
+    if case.error is not None:
+        checks = "error"
+    else:
+        checks = f"{len(case.grades) - len(case.failed_grades)}/{len(case.grades)} checks"
+    return mark, printable(case.name), printable(case.source), checks
+
+
+def _details(case: CaseReport) -> list[str]:
+    if case.error is not None:
+        return [f"{_INDENT}error: {printable(case.error)}"]
+    return [
+        f"{_INDENT}{FAIL} {printable(grade.check)}: {printable(grade.detail)}"
+        for grade in case.failed_grades
+    ]

@@ -1,0 +1,89 @@
+"""Builders for fixtures and records, shared by the tests."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from harness.record import RecordedCall, RunRecord
+
+ECHO_TRACE: dict[str, Any] = {
+    "model_name": "single-tool-echo",
+    "turns": [
+        {
+            "user_input": "Echo hello for me",
+            "steps": [
+                {
+                    "response": {
+                        "type": "tool_calls",
+                        "tool_calls": [
+                            {"id": "call_1", "name": "echo", "arguments": {"message": "hello"}}
+                        ],
+                        "input_tokens": 30,
+                        "output_tokens": 15,
+                    }
+                },
+                {
+                    "response": {
+                        "type": "text",
+                        "content": "The echo tool said: hello",
+                        "input_tokens": 50,
+                        "output_tokens": 10,
+                    }
+                },
+            ],
+        }
+    ],
+    "expects": {
+        "response_contains": ["hello"],
+        "tools_used": ["echo"],
+        "max_tool_calls": 1,
+        "all_tools_succeeded": True,
+    },
+}
+
+
+def echo_trace(**changes: Any) -> dict[str, Any]:
+    """A deep copy of the valid echo trace, with top-level keys replaced."""
+    trace = copy.deepcopy(ECHO_TRACE)
+    trace.update(changes)
+    return trace
+
+
+def text_step(content: str, input_tokens: int = 0, output_tokens: int = 0) -> dict[str, Any]:
+    """A scripted text step."""
+    return {
+        "response": {
+            "type": "text",
+            "content": content,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+        }
+    }
+
+
+def calls_step(*calls: tuple[str, Any], input_tokens: int = 0) -> dict[str, Any]:
+    """A scripted tool_calls step; each call is (name, arguments)."""
+    return {
+        "response": {
+            "type": "tool_calls",
+            "tool_calls": [
+                {"id": f"call_{i}", "name": name, "arguments": arguments}
+                for i, (name, arguments) in enumerate(calls, 1)
+            ],
+            "input_tokens": input_tokens,
+        }
+    }
+
+
+def record(
+    response: str = "",
+    calls: tuple[tuple[str, str, str, bool], ...] = (),
+) -> RunRecord:
+    """A run record from (name, arguments, result, success) tuples."""
+    return RunRecord(
+        final_response=response,
+        tool_calls=tuple(
+            RecordedCall(name=n, arguments=a, result=r, success=s) for n, a, r, s in calls
+        ),
+    )

@@ -1,0 +1,45 @@
+"""Atomic artifact writes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.artifact import write_atomic
+from harness.errors import ArtifactError
+
+
+def test_write_creates_parents_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    """The file lands whole; no temp file is left beside it."""
+    target = tmp_path / "a" / "b" / "report.json"
+    write_atomic(str(target), b"{}")
+    assert target.read_bytes() == b"{}"
+    assert os.listdir(target.parent) == ["report.json"]
+
+
+def test_failed_write_keeps_the_previous_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the rename fails the old artifact is intact and the temp file is gone."""
+    target = tmp_path / "report.json"
+    target.write_bytes(b"old")
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(ArtifactError, match="cannot write artifact: No space left on device"):
+        write_atomic(str(target), b"new")
+    assert target.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["report.json"]
+
+
+def test_unwritable_location_is_an_artifact_error(tmp_path: Path) -> None:
+    """A parent that is a file cannot hold the artifact."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ArtifactError) as caught:
+        write_atomic(str(blocker / "report.json"), b"{}")
+    assert caught.value.path == str(blocker / "report.json")

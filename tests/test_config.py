@@ -1,0 +1,80 @@
+"""[tool.harness] in pyproject.toml."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.config import DEFAULT_SUITE_DIR, Config, find_pyproject, load_config
+from harness.errors import ConfigError
+
+
+def pyproject(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(body, encoding="utf-8")
+    return str(path)
+
+
+def test_defaults_without_a_section(tmp_path: Path) -> None:
+    """No [tool.harness] section means the defaults."""
+    config = load_config(pyproject(tmp_path, "[project]\nname = 'x'\n"))
+    assert config.mode == "replay"
+    assert os.path.abspath(config.suite_dir) == str(tmp_path / DEFAULT_SUITE_DIR)
+
+
+def test_keys_are_read_and_suite_dir_is_relative_to_the_file(tmp_path: Path) -> None:
+    """suite_dir is resolved against the pyproject.toml's folder."""
+    path = pyproject(tmp_path, '[tool.harness]\nsuite_dir = "evals/capability"\nmode = "live"\n')
+    config = load_config(path)
+    assert config.mode == "live"
+    assert os.path.abspath(config.suite_dir) == str(tmp_path / "evals" / "capability")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        pytest.param(
+            "[tool.harness]\nsuite = 'x'\n",
+            "[tool.harness].suite: unknown key (known keys: suite_dir, mode)",
+            id="unknown-key",
+        ),
+        pytest.param(
+            "[tool.harness]\nmode = 'remote'\n",
+            "[tool.harness].mode: must be one of 'replay', 'live'",
+            id="bad-mode",
+        ),
+        pytest.param(
+            "[tool.harness]\nsuite_dir = 3\n",
+            "[tool.harness].suite_dir: Expected str, got int",
+            id="bad-type",
+        ),
+        pytest.param(
+            "[tool.harness]\nsuite_dir = ''\n",
+            "[tool.harness].suite_dir: must not be empty",
+            id="empty",
+        ),
+        pytest.param("[tool]\nharness = 1\n", "[tool.harness]: must be a table", id="not-a-table"),
+        pytest.param("[tool.harness\n", "invalid TOML: ", id="bad-toml"),
+    ],
+)
+def test_invalid_config_names_file_key_and_reason(tmp_path: Path, body: str, message: str) -> None:
+    """A bad key or value is one ConfigError naming the file, the key and the fix."""
+    path = pyproject(tmp_path, body)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value).startswith(f"{path}: {message}")
+
+
+def test_pyproject_is_found_in_a_parent_folder(tmp_path: Path) -> None:
+    """Like other tools, the nearest pyproject.toml upward applies."""
+    path = pyproject(tmp_path, "")
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    assert find_pyproject(str(nested)) == path
+
+
+def test_project_default_is_the_gated_suite() -> None:
+    """The Config default is the regression suite."""
+    assert Config().suite_dir == "evals/regression"

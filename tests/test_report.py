@@ -1,0 +1,81 @@
+"""CaseReport, SuiteReport, exit codes and the JSON document (DESIGN §7)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.grader import GradeResult
+from harness.report import SCHEMA_VERSION, CaseReport, SuiteReport, to_json
+from harness.version import __version__
+from tests.builders import record
+
+OK = GradeResult(check="a", passed=True, detail="found")
+BAD = GradeResult(check="b", passed=False, detail="not found")
+
+
+def suite(*cases: CaseReport) -> SuiteReport:
+    return SuiteReport(suite="s", directory="evals/s", mode="replay", cases=cases)
+
+
+@pytest.mark.parametrize(
+    ("grades", "error", "passed"),
+    [
+        ((OK,), None, True),
+        ((OK, BAD), None, False),
+        ((OK,), "boom", False),
+        ((), None, False),
+    ],
+    ids=["all-pass", "one-fails", "errored", "no-grades-fails-closed"],
+)
+def test_case_passes_only_without_error_with_every_grade_passed(
+    grades: tuple[GradeResult, ...], error: str | None, passed: bool
+) -> None:
+    """passed iff no error, at least one grade, and all grades passed."""
+    assert CaseReport(name="c", source="c.json", grades=grades, error=error).passed is passed
+
+
+def test_exit_code_is_zero_only_when_all_passed() -> None:
+    """exit_code() is a pure function of the verdicts."""
+    good = CaseReport(name="g", source="g.json", grades=(OK,))
+    bad = CaseReport(name="b", source="b.json", grades=(BAD,))
+    errored = CaseReport(name="e", source="e.json", error="x")
+    assert suite(good, good).exit_code() == 0
+    assert suite(good, bad).exit_code() == 1
+    assert suite(good, errored).exit_code() == 1
+    assert suite().exit_code() == 1
+
+
+def test_counts() -> None:
+    """passed, failed, errored and total add up."""
+    report = suite(
+        CaseReport(name="g", source="g", grades=(OK,)),
+        CaseReport(name="b", source="b", grades=(BAD,)),
+        CaseReport(name="e", source="e", error="x"),
+    )
+    assert (report.passed, report.failed, report.errored, report.total) == (1, 2, 1, 3)
+    assert report.all_passed is False
+
+
+def test_json_document_has_the_fixed_fields_and_additive_ones() -> None:
+    """The §7 field names are present, plus schema version, tokens and tool calls."""
+    run = record("hi", (("echo", '{"message":"hi"}', "hi", True),))
+    case = CaseReport(name="c", source="c.json", grades=(OK, BAD), record=run, duration=0.5)
+    doc = json.loads(to_json(suite(case), git_commit="abc123"))
+    assert {"all_passed", "passed", "failed", "total", "cases"} <= doc.keys()
+    assert (doc["all_passed"], doc["passed"], doc["failed"], doc["total"]) == (False, 0, 1, 1)
+    assert doc["schema_version"] == SCHEMA_VERSION
+    assert doc["harness_version"] == __version__
+    assert (doc["suite"], doc["mode"], doc["git_commit"]) == ("s", "replay", "abc123")
+    (entry,) = doc["cases"]
+    assert {"name", "source", "passed", "error", "grades"} <= entry.keys()
+    assert entry["grades"] == [
+        {"check": "a", "passed": True, "detail": "found"},
+        {"check": "b", "passed": False, "detail": "not found"},
+    ]
+    assert entry["tool_calls"] == [
+        {"name": "echo", "arguments": '{"message":"hi"}', "result": "hi", "success": True}
+    ]
+    assert entry["duration_s"] == 0.5
+    assert entry["final_response"] == "hi"

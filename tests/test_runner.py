@@ -1,0 +1,151 @@
+"""run_case and run_suite: isolation, errored cases, and a suite that goes on."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import msgspec
+import pytest
+
+from harness.agent import Agent
+from harness.case import Case, LlmTrace
+from harness.observer import Observer
+from harness.provider import ModelProvider
+from harness.runner import run_case, run_suite
+from harness.suite import Suite
+from harness.tools import ToolRegistry
+from harness.workspace import Workspace
+from tests.builders import calls_step, echo_trace, text_step
+
+
+def case(name: str = "demo", **changes: Any) -> Case:
+    trace = msgspec.convert(echo_trace(model_name=name, **changes), LlmTrace)
+    return Case(source=f"{name}.json", trace=trace)
+
+
+def one_turn(*steps: dict[str, Any], user_input: str = "go") -> list[dict[str, Any]]:
+    return [{"user_input": user_input, "steps": list(steps)}]
+
+
+def test_passing_case_is_graded_with_its_record() -> None:
+    """A good replay yields grades, the recorded calls and the consumed tokens."""
+    report = run_case(case())
+    assert report.passed
+    assert report.error is None
+    assert next(g.check for g in report.grades) == 'response_contains("hello")'
+    assert report.record.tool_names == ("echo",)
+    assert (report.record.input_tokens, report.record.output_tokens) == (80, 25)
+    assert report.duration >= 0
+
+
+BROKEN = {
+    "over-specified": (
+        one_turn(text_step("done"), text_step("never asked")),
+        "ReplayProvider(broken): turn 0 scripted 1 step(s) the agent never requested — "
+        "the trace over-specifies this turn's LLM round-trips",
+    ),
+    "under-specified": (
+        one_turn(calls_step(("echo", {"message": "x"}))),
+        "ReplayProvider(broken): turn 0 requested more LLM responses than the trace provides "
+        "for that turn",
+    ),
+    "iteration-cap": (
+        one_turn(*[calls_step(("echo", {"message": str(i)})) for i in range(11)]),
+        "Agent exceeded maximum tool iterations (10)",
+    ),
+    "blank-input": (
+        one_turn(text_step("hi"), user_input=" "),
+        "empty user message: refusing to dispatch a blank turn",
+    ),
+    "empty-terminal-reply": (
+        one_turn(text_step("")),
+        "provider completed without final text or tool calls",
+    ),
+}
+
+
+@pytest.mark.parametrize(("turns", "message"), BROKEN.values(), ids=BROKEN.keys())
+def test_broken_run_errors_its_case_and_the_suite_goes_on(
+    turns: list[dict[str, Any]], message: str
+) -> None:
+    """A run that goes wrong is an errored case with the §4 message; its neighbours pass."""
+    suite = Suite(
+        name="mixed",
+        directory="mixed",
+        cases=(case("a-good"), case("broken", turns=turns), case("z-good")),
+    )
+    report = run_suite(suite)
+    assert [c.passed for c in report.cases] == [True, False, True]
+    broken = report.cases[1]
+    assert broken.error == message
+    assert broken.grades == ()
+    assert (report.passed, report.failed, report.errored) == (2, 1, 1)
+    assert report.exit_code() == 1
+
+
+def test_partial_record_survives_an_error() -> None:
+    """Calls made before the error stay in the record for the reports."""
+    turns = one_turn(*[calls_step(("echo", {"message": str(i)})) for i in range(11)])
+    report = run_case(case(turns=turns))
+    assert len(report.record.tool_calls) == 10
+
+
+def test_agent_exception_of_any_kind_errors_the_case() -> None:
+    """An unexpected exception from the agent is reported with its type."""
+
+    class Broken:
+        def turn(self, user_input: str) -> str:
+            raise KeyError("state")
+
+    def factory(p: ModelProvider, t: ToolRegistry, o: Observer, w: Workspace) -> Agent:
+        return Broken()
+
+    report = run_case(case(), agent_factory=factory)
+    assert report.error == "KeyError: 'state'"
+    assert not report.passed
+
+
+def test_each_case_gets_a_fresh_workspace_removed_after() -> None:
+    """A workspace is private to its case and gone once the case ends."""
+    seen: list[str] = []
+
+    class Touching:
+        def __init__(self, provider: ModelProvider, workspace: Workspace) -> None:
+            self.provider = provider
+            self.workspace = workspace
+
+        def turn(self, user_input: str) -> str:
+            path = self.workspace.path
+            assert os.listdir(path) == []
+            with open(os.path.join(path, "note.txt"), "w") as file:
+                file.write("mine")
+            seen.append(path)
+            return self.provider.complete([], []).text
+
+    def factory(p: ModelProvider, t: ToolRegistry, o: Observer, w: Workspace) -> Agent:
+        return Touching(p, w)
+
+    text_only = one_turn(text_step("hello"))
+    first = run_case(case(turns=text_only), agent_factory=factory)
+    second = run_case(case(turns=text_only), agent_factory=factory)
+    assert first.error is None
+    assert second.error is None
+    assert len(set(seen)) == 2
+    assert not any(os.path.exists(path) for path in seen)
+
+
+def test_cases_do_not_share_state() -> None:
+    """Replaying the same case twice gives the same record."""
+    first, second = run_case(case()), run_case(case())
+    assert first.record == second.record
+    assert first.grades == second.grades
+
+
+def test_suite_report_keeps_case_order_and_metadata() -> None:
+    """The suite report carries name, folder, mode and the cases in order."""
+    suite = Suite(name="s", directory="evals/s", cases=(case("b"), case("a")))
+    report = run_suite(suite)
+    assert [c.name for c in report.cases] == ["b", "a"]
+    assert (report.suite, report.directory, report.mode) == ("s", "evals/s", "replay")
+    assert report.started_at.endswith("Z")

@@ -1,0 +1,47 @@
+"""The table report."""
+
+from __future__ import annotations
+
+from harness.grader import GradeResult
+from harness.report import CaseReport, SuiteReport
+from harness.table import printable, render_table
+
+
+def test_table_rows_failures_under_their_case_and_a_summary() -> None:
+    """One row per case; failing checks and errors sit under their case; summary last."""
+    report = SuiteReport(
+        suite="s",
+        directory="s",
+        mode="replay",
+        cases=(
+            CaseReport(
+                name="good",
+                source="s/good.json",
+                grades=(GradeResult(check="a", passed=True, detail="ok"),),
+            ),
+            CaseReport(
+                name="bad",
+                source="s/bad.json",
+                grades=(
+                    GradeResult(check="a", passed=True, detail="ok"),
+                    GradeResult(check='response_contains("x")', passed=False, detail="not found"),
+                ),
+            ),
+            CaseReport(
+                name="err", source="s/err.json", error="Agent exceeded maximum tool iterations (10)"
+            ),
+        ),
+    )
+    lines = render_table(report).splitlines()
+    assert lines[2].split() == ["✓", "good", "s/good.json", "1/1", "checks"]
+    assert lines[3].split() == ["✗", "bad", "s/bad.json", "1/2", "checks"]
+    assert lines[4].strip() == '✗ response_contains("x"): not found'
+    assert lines[5].split()[:3] == ["✗", "err", "s/err.json"]
+    assert lines[6].strip() == "error: Agent exceeded maximum tool iterations (10)"
+    assert lines[-1] == "1/3 cases passed (2 failed)"
+
+
+def test_control_characters_cannot_repaint_the_terminal() -> None:
+    """Escape sequences, newlines and bidi overrides are shown escaped."""
+    assert printable("a\x1b[2Jb\nc\u202ed\x00") == "a\\x1b[2Jb\\nc\\u202ed\\x00"
+    assert printable("naïve ✓") == "naïve ✓"

@@ -1,0 +1,92 @@
+"""Tools and the dispatch boundary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness.observer import RecordingObserver
+from harness.provider import ToolCall
+from harness.tools import EchoTool, ToolOutput, ToolRegistry, ToolSpec, default_tools
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"message": "hello"}, "hello"),
+        ({"message": ""}, ""),
+        ({"message": 5}, "(empty)"),
+        ({"wrong_key": "hello"}, "(empty)"),
+        ("not an object", "(empty)"),
+        (None, "(empty)"),
+    ],
+)
+def test_echo_returns_the_message_or_empty(arguments: Any, expected: str) -> None:
+    """echo returns a string message as is and `(empty)` otherwise, always successfully."""
+    assert EchoTool().call(arguments) == ToolOutput(text=expected, success=True)
+
+
+def test_default_tools_are_echo_only() -> None:
+    """Replay is hermetic: the default registry holds echo and nothing else."""
+    assert [tool.spec.name for tool in default_tools()] == ["echo"]
+
+
+class Raising:
+    spec = ToolSpec(name="boom", description="raises", parameters={})
+
+    def call(self, arguments: Any) -> ToolOutput:
+        raise RuntimeError("disk on fire")
+
+
+class Silent:
+    spec = ToolSpec(name="silent", description="says nothing", parameters={})
+
+    def call(self, arguments: Any) -> ToolOutput:
+        return ToolOutput(text="", success=True)
+
+
+class WrongType:
+    spec = ToolSpec(name="wrong", description="returns a str", parameters={})
+
+    def call(self, arguments: Any) -> ToolOutput:
+        return "plain"  # type: ignore[return-value]
+
+
+def dispatch(name: str, arguments: Any = None) -> tuple[ToolOutput, RecordingObserver]:
+    observer = RecordingObserver()
+    registry = ToolRegistry([EchoTool(), Raising(), Silent(), WrongType()], observer)
+    output = registry.dispatch(ToolCall(id="c1", name=name, arguments=arguments))
+    return output, observer
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "success"),
+    [
+        ("nope", "Unknown tool: nope", False),
+        ("boom", "Error executing boom: disk on fire", False),
+        ("silent", "(no output)", True),
+        ("wrong", "Error executing wrong: returned str, expected ToolOutput", False),
+    ],
+)
+def test_dispatch_normalises_failures_and_records_them(name: str, text: str, success: bool) -> None:
+    """Unknown, raising, silent and ill-typed tools become recorded outputs, never crashes."""
+    output, observer = dispatch(name, {})
+    assert (output.text, output.success) == (text, success)
+    (call,) = observer.record("").tool_calls
+    assert (call.name, call.result, call.success) == (name, text, success)
+
+
+def test_recorded_arguments_are_compact_sorted_json_keeping_unicode() -> None:
+    """The record holds the arguments the tool received as compact, key-sorted JSON."""
+    _, observer = dispatch("echo", {"message": "naïve ✓", "a": [1, {"z": 0, "b": None}]})
+    (call,) = observer.record("").tool_calls
+    assert call.arguments == '{"a":[1,{"b":null,"z":0}],"message":"naïve ✓"}'
+    assert call.result == "naïve ✓"
+
+
+def test_registry_offers_specs_in_registration_order() -> None:
+    """specs() is what the model is offered."""
+    registry = ToolRegistry([EchoTool(), Silent()], RecordingObserver())
+    assert [spec.name for spec in registry.specs()] == ["echo", "silent"]
+    assert registry.names == ("echo", "silent")
