@@ -26,6 +26,8 @@ def _harness_run(
         f"evals/{suite}",
         "--json",
         f"{ARTIFACTS}/{suite}.json",
+        "--junit",
+        f"{ARTIFACTS}/{suite}.junit.xml",
         *extra,
         *session.posargs,
         success_codes=success_codes,
@@ -34,7 +36,10 @@ def _harness_run(
 
 @nox.session
 def regression(session: nox.Session) -> None:
-    """The gate: replay evals/regression; any failed or errored case fails the session."""
+    """The gate: replay evals/regression; any failed or errored case fails the session.
+
+    Writes artifacts/regression.json and artifacts/regression.junit.xml.
+    """
     session.install(".")
     _harness_run(session, "regression")
 

@@ -46,8 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("table", "json"), default="table", help="what stdout shows"
     )
     run.add_argument("--json", metavar="PATH", help="also write the JSON report to PATH")
+    run.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report to PATH")
     run.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
     run.set_defaults(handler=_run)
+    schema = commands.add_parser("schema", help="print the JSON Schema of a harness format")
+    schema.add_argument("kind", choices=("report", "fixture"), help="which format")
+    schema.set_defaults(handler=_schema)
     return parser
 
 
@@ -83,24 +87,68 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(LIVE_MODE_MESSAGE)
     suite = load_suite(args.suite or config.suite_dir)
     report = run_suite(suite, mode=mode)
-    _emit(report, args)
+    _show(report, args.format)
+    _write_artifacts(report, json_path=args.json, junit_path=args.junit)
+    _publish_to_github(report, args.format)
     return report.exit_code()
 
 
-def _emit(report: SuiteReport, args: argparse.Namespace) -> None:
+def _show(report: SuiteReport, output_format: str) -> None:
     from harness.provenance import git_commit
     from harness.report import to_json
     from harness.table import render_table
 
-    document = None
-    if args.json or args.format == "json":
-        document = to_json(report, git_commit=git_commit())
-    if args.json:
-        write_atomic(args.json, document or b"")
-    if args.format == "json":
-        sys.stdout.write((document or b"").decode())
+    if output_format == "json":
+        sys.stdout.write(to_json(report, git_commit=git_commit()).decode())
     else:
         print(render_table(report))
+    sys.stdout.flush()
+
+
+def _write_artifacts(report: SuiteReport, *, json_path: str | None, junit_path: str | None) -> None:
+    from harness.provenance import git_commit
+
+    if json_path:
+        from harness.report import to_json
+
+        write_atomic(json_path, to_json(report, git_commit=git_commit()))
+    if junit_path:
+        from harness.junit import to_junit_xml
+
+        write_atomic(junit_path, to_junit_xml(report, git_commit=git_commit()))
+
+
+def _publish_to_github(report: SuiteReport, output_format: str) -> None:
+    """Append the job summary and emit annotations when running in GitHub Actions."""
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    if not summary_path and not in_actions:
+        return
+    from harness.github import annotation_commands, step_summary
+
+    if summary_path:
+        try:
+            with open(summary_path, "a", encoding="utf-8") as file:
+                file.write(step_summary(report))
+        except OSError as exc:
+            _complain(f"{summary_path}: cannot append the job summary: {exc.strerror or exc}")
+    if in_actions:
+        # Keep stdout parseable when it carries the JSON report.
+        stream = sys.stderr if output_format == "json" else sys.stdout
+        for command in annotation_commands(report):
+            print(command, file=stream)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from harness.case import LlmTrace
+    from harness.report import ReportDocument
+
+    target: type = ReportDocument if args.kind == "report" else LlmTrace
+    schema = msgspec.json.encode(msgspec.json.schema(target))
+    sys.stdout.write(msgspec.json.format(schema, indent=2).decode() + "\n")
+    return EXIT_OK
 
 
 def _complain(message: str) -> None:

@@ -88,7 +88,7 @@ class SuiteError(HarnessError):
         self.directory = directory
         self.reason = reason
         self.problems = problems
-        lines = [str(problem) for problem in problems] or [f"{directory}: {reason}"]
+        lines = [str(problem) for problem in problems] or [reason]
         super().__init__("\n".join(lines))
 
 

@@ -7,7 +7,6 @@ re-running. Strings in labels and details are JSON-quoted.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
@@ -15,12 +14,10 @@ import msgspec
 
 from harness.case import Expects, PayloadExpect
 from harness.pattern import compile_pattern
-from harness.record import RunRecord
+from harness.record import RecordedCall, RunRecord
+from harness.text import quote, quote_list
 
-__all__ = ["ExpectationsGrader", "GradeResult", "Grader", "evaluate_expects", "quote"]
-
-QUOTE_LIMIT = 2000
-"""Characters of an observed text quoted in a detail before it is cut with a marker."""
+__all__ = ["ExpectationsGrader", "GradeResult", "Grader", "evaluate_expects"]
 
 
 class GradeResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -51,17 +48,6 @@ class ExpectationsGrader:
     def grade(self, record: RunRecord) -> tuple[GradeResult, ...]:
         """Grade `record` against the expectations."""
         return evaluate_expects(self.expects, record)
-
-
-def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """JSON-quote `text`, cutting it after `limit` characters with a visible marker."""
-    if len(text) > limit:
-        text = f"{text[:limit]}…[{len(text) - limit} more chars]"
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _quote_list(items: list[str] | tuple[str, ...]) -> str:
-    return "[" + ", ".join(quote(item) for item in items) + "]"
 
 
 def evaluate_expects(expects: Expects, record: RunRecord) -> tuple[GradeResult, ...]:
@@ -120,7 +106,7 @@ def _count_grades(expects: Expects, count: int, names: tuple[str, ...]) -> Itera
         yield GradeResult(
             check=f"exact_tool_calls({bound})",
             passed=count == bound,
-            detail=f"{detail}: {_quote_list(names)}",
+            detail=f"{detail}: {quote_list(names)}",
         )
 
 
@@ -128,7 +114,7 @@ def _grade_payload(
     kind: str,
     expect: PayloadExpect,
     record: RunRecord,
-    payload_of: Callable[..., str],
+    payload_of: Callable[[RecordedCall], str],
 ) -> GradeResult:
     tool, needle, index = expect.tool, expect.needle, expect.call_index
     payloads = [payload_of(call) for call in record.tool_calls if call.name == tool]
@@ -138,7 +124,7 @@ def _grade_payload(
         if index >= len(payloads):
             detail = (
                 f"no call {index} to {quote(tool)}; only {len(payloads)} call(s) observed: "
-                f"{_quote_list(payloads)}"
+                f"{quote_list(payloads)}"
             )
             return GradeResult(check=check, passed=False, detail=detail)
         hit = needle in payloads[index]
@@ -153,7 +139,7 @@ def _grade_payload(
         return GradeResult(check=check, passed=False, detail=detail)
     if any(needle in payload for payload in payloads):
         return GradeResult(check=check, passed=True, detail="found")
-    detail = f"not found; observed payloads: {_quote_list(payloads)}"
+    detail = f"not found; observed payloads: {quote_list(payloads)}"
     return GradeResult(check=check, passed=False, detail=detail)
 
 
@@ -168,7 +154,7 @@ def _grade_match(source: str, response: str) -> GradeResult:
 
 
 def _distinct(names: tuple[str, ...]) -> str:
-    return _quote_list(list(dict.fromkeys(names)))
+    return quote_list(list(dict.fromkeys(names)))
 
 
 def _bool(value: bool) -> str:

@@ -162,6 +162,24 @@ def _case_document(case: CaseReport) -> CaseDocument:
 
 
 def to_json(report: SuiteReport, *, git_commit: str | None = None) -> bytes:
-    """The JSON report, indented, with a trailing newline."""
-    encoded = msgspec.json.encode(to_document(report, git_commit=git_commit))
+    """The JSON report, indented, with a trailing newline.
+
+    A lone surrogate (which a custom tool or agent may produce) cannot be encoded as UTF-8;
+    such characters are written as `\\udXXX` escapes rather than failing the report.
+    """
+    document = to_document(report, git_commit=git_commit)
+    try:
+        encoded = msgspec.json.encode(document)
+    except UnicodeEncodeError:
+        encoded = msgspec.json.encode(_without_surrogates(msgspec.to_builtins(document)))
     return msgspec.json.format(encoded, indent=2) + b"\n"
+
+
+def _without_surrogates(value: object) -> object:
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list | tuple):
+        return [_without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _without_surrogates(item) for key, item in value.items()}
+    return value

@@ -36,7 +36,8 @@ def fixture_paths(directory: str) -> list[str]:
     try:
         names = sorted(name for name in os.listdir(directory) if name.endswith(".json"))
     except OSError as exc:
-        raise SuiteError(directory, f"cannot read suite folder: {exc.strerror or exc}") from None
+        reason = f"{directory}: cannot read suite folder: {exc.strerror or exc}"
+        raise SuiteError(directory, reason) from None
     if not names:
         raise SuiteError(directory, f"no *.json trace fixtures found in {directory}")
     return [os.path.join(directory, name) for name in names]

@@ -5,29 +5,12 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from harness.report import CaseReport, SuiteReport
+from harness.text import printable
 
-__all__ = ["printable", "render_table"]
+__all__ = ["render_table"]
 
 PASS, FAIL = "✓", "✗"
 _INDENT = "      "
-
-
-def _escapes() -> dict[int, str]:
-    table = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
-    table.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
-    # Bidirectional overrides can reorder what the terminal shows, e.g. forge a ✓.
-    table.update(
-        {code: f"\\u{code:04x}" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-    )
-    return table
-
-
-_ESCAPES = _escapes()
-
-
-def printable(text: str) -> str:
-    """`text` with control characters escaped, so it cannot repaint the terminal."""
-    return text.translate(_ESCAPES)
 
 
 def render_table(report: SuiteReport) -> str:

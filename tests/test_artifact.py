@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -43,3 +48,34 @@ def test_unwritable_location_is_an_artifact_error(tmp_path: Path) -> None:
     with pytest.raises(ArtifactError) as caught:
         write_atomic(str(blocker / "report.json"), b"{}")
     assert caught.value.path == str(blocker / "report.json")
+
+
+KILLED_WRITER = """
+import os, sys, time
+from harness import artifact
+
+def stall(fd):
+    open(sys.argv[2], "w").close()  # tell the parent the new bytes are on disk
+    time.sleep(60)
+
+artifact.os.fsync = stall
+artifact.write_atomic(sys.argv[1], b'{"all_passed": false, "half": "' + b"x" * 1_000_000)
+"""
+
+
+def test_a_run_killed_mid_write_leaves_the_old_artifact_intact(tmp_path: Path) -> None:
+    """SIGKILL while the new artifact is being written: the old one is still whole."""
+    target = tmp_path / "report.json"
+    target.write_text('{"all_passed": true}')
+    ready = tmp_path / "ready"
+    child = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(target), str(ready)])
+    try:
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            assert child.poll() is None, "the writer exited before it was killed"
+            assert time.monotonic() < deadline, "the writer never reached the write"
+            time.sleep(0.01)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait()
+    assert json.loads(target.read_text()) == {"all_passed": True}

@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from harness.case import Expects
-from harness.grader import ExpectationsGrader, evaluate_expects, quote
+from harness.grader import ExpectationsGrader, evaluate_expects
 from tests.builders import record
 
 ECHO_RUN = record(
@@ -197,12 +197,6 @@ def test_checks_run_in_the_fixed_order() -> None:
         "all_tools_succeeded",
         "response_matches",
     ]
-
-
-def test_quotes_are_json_and_long_text_is_cut_visibly() -> None:
-    """Quoted text is JSON (unicode kept) and cut with a marker past the limit."""
-    assert quote('say "hi"\n日本') == '"say \\"hi\\"\\n日本"'
-    assert quote("x" * 10, limit=4) == '"xxxx…[6 more chars]"'
 
 
 def test_expectations_grader_is_a_grader() -> None:

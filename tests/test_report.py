@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from harness.grader import GradeResult
@@ -11,6 +14,7 @@ from harness.report import SCHEMA_VERSION, CaseReport, SuiteReport, to_json
 from harness.version import __version__
 from tests.builders import record
 
+REPO = Path(__file__).resolve().parent.parent
 OK = GradeResult(check="a", passed=True, detail="found")
 BAD = GradeResult(check="b", passed=False, detail="not found")
 
@@ -79,3 +83,29 @@ def test_json_document_has_the_fixed_fields_and_additive_ones() -> None:
     ]
     assert entry["duration_s"] == 0.5
     assert entry["final_response"] == "hi"
+
+
+def test_lone_surrogates_are_escaped_not_fatal() -> None:
+    """A lone surrogate from a custom tool cannot break the JSON report."""
+    case = CaseReport(name="c", source="c.json", grades=(OK,), record=record("a\ud800b"))
+    doc = json.loads(to_json(suite(case)))
+    assert doc["cases"][0]["final_response"] == "a\\ud800b"
+
+
+def test_real_artifact_validates_against_the_published_schema(tmp_path: Path) -> None:
+    """`harness schema report` describes the artifact `harness run --json` writes."""
+    from harness.cli import main
+
+    artifact = tmp_path / "regression.json"
+    assert (
+        main(["run", "--suite", str(REPO / "evals" / "regression"), "--json", str(artifact)]) == 0
+    )
+    schema_file = tmp_path / "schema.json"
+    with schema_file.open("w") as out, contextlib.redirect_stdout(out):
+        assert main(["schema", "report"]) == 0
+    schema = json.loads(schema_file.read_text())
+    jsonschema.validate(json.loads(artifact.read_text()), schema)
+    broken = json.loads(artifact.read_text())
+    del broken["cases"][0]["grades"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.grader import GradeResult
 from harness.report import CaseReport, SuiteReport
-from harness.table import printable, render_table
+from harness.table import render_table
 
 
 def test_table_rows_failures_under_their_case_and_a_summary() -> None:
@@ -39,9 +39,3 @@ def test_table_rows_failures_under_their_case_and_a_summary() -> None:
     assert lines[5].split()[:3] == ["✗", "err", "s/err.json"]
     assert lines[6].strip() == "error: Agent exceeded maximum tool iterations (10)"
     assert lines[-1] == "1/3 cases passed (2 failed)"
-
-
-def test_control_characters_cannot_repaint_the_terminal() -> None:
-    """Escape sequences, newlines and bidi overrides are shown escaped."""
-    assert printable("a\x1b[2Jb\nc\u202ed\x00") == "a\\x1b[2Jb\\nc\\u202ed\\x00"
-    assert printable("naïve ✓") == "naïve ✓"

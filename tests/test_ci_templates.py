@@ -1,0 +1,83 @@
+"""The CI templates in ci/: valid YAML that only calls nox sessions that exist."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+GITHUB = REPO / "ci" / "github" / "harness.yml"
+GITLAB = REPO / "ci" / "gitlab" / "harness.gitlab-ci.yml"
+NOX_CALL = re.compile(r"\bnox\b(?P<args>[^\n]*)")
+
+
+def nox_sessions() -> set[str]:
+    """Session names defined in noxfile.py (functions decorated with @nox.session)."""
+    tree = ast.parse((REPO / "noxfile.py").read_text())
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if ast.unparse(target) == "nox.session":
+                    names.add(node.name)
+    return names
+
+
+def commands(document: Any) -> list[str]:
+    """Every string in the document (run steps, scripts)."""
+    if isinstance(document, dict):
+        return [text for value in document.values() for text in commands(value)]
+    if isinstance(document, list):
+        return [text for value in document for text in commands(value)]
+    return [document] if isinstance(document, str) else []
+
+
+def load(path: Path) -> dict[Any, Any]:
+    document = yaml.safe_load(path.read_text())
+    assert isinstance(document, dict)
+    return document
+
+
+@pytest.mark.parametrize("path", [GITHUB, GITLAB], ids=["github", "gitlab"])
+def test_templates_call_only_existing_nox_sessions(path: Path) -> None:
+    """Each `nox -s NAME` names a session of noxfile.py, and something calls nox."""
+    called = []
+    for text in commands(load(path)):
+        for match in NOX_CALL.finditer(text):
+            called += re.findall(r"-s\s+([\w-]+(?:\s+[\w-]+)*)", match["args"])
+    sessions = {name for group in called for name in group.split()}
+    assert sessions >= {"regression", "capability"}
+    assert sessions <= nox_sessions()
+
+
+def test_github_workflow_is_gated_least_privileged_and_pinned() -> None:
+    """push/PR run regression, a schedule runs capability, fail-fast off, actions pinned."""
+    workflow = load(GITHUB)
+    triggers = workflow["on"] if "on" in workflow else workflow[True]  # YAML 1.1: on is true
+    assert {"push", "pull_request", "schedule"} <= set(triggers)
+    assert workflow["permissions"] == {"contents": "read"}
+    jobs = workflow["jobs"]
+    assert "nox -s regression" in " ".join(commands(jobs["regression"]["steps"]))
+    assert "nox -s capability" in " ".join(commands(jobs["capability"]["steps"]))
+    assert "schedule" in jobs["capability"]["if"]
+    for job in jobs.values():
+        assert job["strategy"]["fail-fast"] is False
+        for step in job["steps"]:
+            if "uses" in step:
+                assert re.fullmatch(r"[\w-]+/[\w-]+@v\d+\.\d+\.\d+", step["uses"]), step["uses"]
+
+
+def test_gitlab_regression_publishes_junit_and_capability_is_scheduled() -> None:
+    """GitLab reads the JUnit artifact; capability runs only in scheduled pipelines."""
+    pipeline = load(GITLAB)
+    regression, capability = pipeline["harness-regression"], pipeline["harness-capability"]
+    assert regression["artifacts"]["reports"]["junit"] == "artifacts/regression.junit.xml"
+    assert capability["artifacts"]["reports"]["junit"] == "artifacts/capability.junit.xml"
+    assert capability["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "schedule"'}]
+    assert regression["rules"][0] == {"if": '$CI_PIPELINE_SOURCE == "schedule"', "when": "never"}
