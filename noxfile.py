@@ -24,11 +24,11 @@ def _harness_run(
         "run",
         "--suite",
         f"evals/{suite}",
+        *extra,
         "--json",
         f"{ARTIFACTS}/{suite}.json",
         "--junit",
         f"{ARTIFACTS}/{suite}.junit.xml",
-        *extra,
         *session.posargs,
         success_codes=success_codes,
     )
@@ -46,12 +46,14 @@ def regression(session: nox.Session) -> None:
 
 @nox.session
 def capability(session: nox.Session) -> None:
-    """Nightly: replay evals/capability; failing cases are recorded, never gated on.
+    """Nightly: replay evals/capability, record it in the history, print the trend.
 
-    Exit status 1 (some case failed) is accepted; 2 (the suite cannot load) still fails.
+    Failing cases are tracked, never gated on: exit status 1 (some case failed) is accepted,
+    2 (the harness cannot run, e.g. a fixture is rejected at load) still fails the session.
     """
     session.install(".")
-    _harness_run(session, "capability", success_codes=(0, 1))
+    _harness_run(session, "capability", "--history", success_codes=(0, 1))
+    session.run("harness", "trend", "--suite", "capability")
 
 
 @nox.session

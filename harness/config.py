@@ -11,13 +11,23 @@ import msgspec
 
 from harness.errors import ConfigError
 
-__all__ = ["DEFAULT_SUITE_DIR", "MODES", "Config", "find_pyproject", "load_config"]
+__all__ = [
+    "DEFAULT_HISTORY",
+    "DEFAULT_SUITE_DIR",
+    "MODES",
+    "Config",
+    "find_pyproject",
+    "load_config",
+]
 
 DEFAULT_SUITE_DIR = "evals/regression"
+DEFAULT_HISTORY = ".harness/history.sqlite"
 """The gated suite, run when neither config nor flags name another."""
 MODES = ("replay", "live")
 Mode = Literal["replay", "live"]
 _SECTION = "[tool.harness]"
+PATH_KEYS = ("suite_dir", "history")
+"""Keys holding paths, which are relative to the pyproject.toml that sets them."""
 
 
 class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -27,6 +37,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """The suite folder `harness run` replays, relative to the pyproject.toml's folder."""
     mode: Mode = "replay"
     """`replay` (deterministic, free) or `live` (a real model; not in Phase 0)."""
+    history: str = DEFAULT_HISTORY
+    """The run history file (SQLite), relative to the pyproject.toml's folder."""
 
 
 def find_pyproject(start: str = ".") -> str | None:
@@ -60,11 +72,12 @@ def load_config(path: str | None = None) -> Config:
     except msgspec.ValidationError as exc:
         key, reason = _describe(str(exc))
         raise ConfigError(path, key, reason) from None
-    if not config.suite_dir.strip():
-        raise ConfigError(path, f"{_SECTION}.suite_dir", "must not be empty")
+    for key in PATH_KEYS:
+        if not getattr(config, key).strip():
+            raise ConfigError(path, f"{_SECTION}.{key}", "must not be empty")
     root = os.path.dirname(os.path.abspath(path))
-    suite_dir = os.path.relpath(os.path.join(root, config.suite_dir))
-    return msgspec.structs.replace(config, suite_dir=suite_dir)
+    resolved = {key: os.path.relpath(os.path.join(root, getattr(config, key))) for key in PATH_KEYS}
+    return msgspec.structs.replace(config, **resolved)
 
 
 def _section(path: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ Every error the harness raises on purpose derives from `HarnessError`::
     ├── FixtureError             one fixture is rejected at load: `.path`, `.location`
     ├── SuiteError               a suite cannot load: `.directory`, `.problems`
     ├── ArtifactError            a report file could not be written: `.path`
+    ├── HistoryError             the run history cannot be read or written: `.path`
     └── CaseError                one case's run went wrong; the case errors, the suite goes on
         ├── ReplayError          the trace and the agent disagree on the LLM round trips
         └── AgentError           the agent loop refused a turn or gave up on it
@@ -25,6 +26,7 @@ __all__ = [
     "ConfigError",
     "FixtureError",
     "HarnessError",
+    "HistoryError",
     "ReplayError",
     "SuiteError",
     "UsageError",
@@ -103,6 +105,19 @@ class ArtifactError(HarnessError):
         self.path = path
         self.reason = reason
         super().__init__(f"{path}: cannot write artifact: {reason}")
+
+
+class HistoryError(HarnessError):
+    """The run history (or an artifact imported into it) cannot be used.
+
+    Attributes:
+        path: The history database or artifact file, as given.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
 
 
 class CaseError(HarnessError):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
+from harness.console import complain
 from harness.report import CaseReport, SuiteReport
 
-__all__ = ["MAX_ANNOTATIONS", "annotation_commands", "step_summary"]
+__all__ = ["MAX_ANNOTATIONS", "annotation_commands", "append_step_summary", "step_summary"]
 
 MAX_ANNOTATIONS = 10
 """Error annotations per run: GitHub shows only a few per step, so the rest stay in the log."""
@@ -33,6 +36,21 @@ def step_summary(report: SuiteReport) -> str:
             for problem in _problems(case):
                 lines.append(f"- **{_cell(case.name)}**: {_cell(problem)}")
     return "\n".join(lines) + "\n"
+
+
+def append_step_summary(markdown: str) -> None:
+    """Append Markdown to the job summary when `GITHUB_STEP_SUMMARY` names one.
+
+    A summary that cannot be written is reported on stderr; it never changes the verdict.
+    """
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(markdown)
+    except OSError as exc:
+        complain(f"{path}: cannot append the job summary: {exc.strerror or exc}")
 
 
 def annotation_commands(report: SuiteReport, limit: int = MAX_ANNOTATIONS) -> list[str]:

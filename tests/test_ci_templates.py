@@ -70,7 +70,9 @@ def test_github_workflow_is_gated_least_privileged_and_pinned() -> None:
         assert job["strategy"]["fail-fast"] is False
         for step in job["steps"]:
             if "uses" in step:
-                assert re.fullmatch(r"[\w-]+/[\w-]+@v\d+\.\d+\.\d+", step["uses"]), step["uses"]
+                assert re.fullmatch(r"[\w-]+/[\w-]+(/[\w-]+)*@v\d+\.\d+\.\d+", step["uses"]), step[
+                    "uses"
+                ]
 
 
 def test_gitlab_regression_publishes_junit_and_capability_is_scheduled() -> None:

@@ -1,0 +1,138 @@
+"""The SQLite run history: recording, idempotent import, migration and concurrent writers."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.errors import HistoryError
+from harness.grader import GradeResult
+from harness.history import MIGRATIONS, History, run_id_of
+from harness.report import CaseReport, SuiteReport, to_json
+
+
+def artifact(
+    suite: str = "capability", passing: bool = True, started: str = "2026-01-01T00:00:00Z"
+) -> bytes:
+    grades = (GradeResult(check="c", passed=passing, detail="d"),)
+    report = SuiteReport(
+        suite=suite,
+        directory=f"evals/{suite}",
+        mode="replay",
+        started_at=started,
+        cases=(
+            CaseReport(
+                name="steady",
+                source="a.json",
+                grades=(GradeResult(check="c", passed=True, detail="d"),),
+            ),
+            CaseReport(name="moving", source="b.json", grades=grades),
+            CaseReport(name="broken", source="c.json", error="boom"),
+        ),
+    )
+    return to_json(report, git_commit="abc")
+
+
+def test_a_run_is_one_row_and_its_cases_one_row_each(tmp_path: Path) -> None:
+    """Suite, mode, start, commit, version, counts; name, source, passed, error, duration."""
+    with History(str(tmp_path / "h.sqlite")) as history:
+        assert history.record_artifact(artifact()) is True
+        (run,) = history.runs("capability")
+        assert (run.suite, run.mode, run.git_commit, run.passed, run.total) == (
+            "capability",
+            "replay",
+            "abc",
+            2,
+            3,
+        )
+        assert run.run_id == run_id_of(artifact())
+        cases = {c.name: c for c in history.case_results([run.run_id])}
+        assert cases["broken"].error == "boom"
+        assert cases["broken"].passed is False
+        assert cases["moving"].passed is True
+        assert cases["moving"].source == "b.json"
+
+
+def test_recording_the_same_artifact_twice_adds_nothing(tmp_path: Path) -> None:
+    """The run id is the artifact's hash, so a re-import is a no-op."""
+    with History(str(tmp_path / "h.sqlite")) as history:
+        assert history.record_artifact(artifact())
+        assert not history.record_artifact(artifact())
+        assert len(history.runs("capability")) == 1
+
+
+def test_runs_are_oldest_first_and_last_keeps_the_newest(tmp_path: Path) -> None:
+    """--last N keeps the N most recent runs, still oldest first."""
+    with History(str(tmp_path / "h.sqlite")) as history:
+        for day in (3, 1, 2):
+            history.record_artifact(artifact(started=f"2026-01-0{day}T00:00:00Z"))
+        assert [r.started_at[:10] for r in history.runs("capability")] == [
+            "2026-01-01",
+            "2026-01-02",
+            "2026-01-03",
+        ]
+        assert [r.started_at[:10] for r in history.runs("capability", 2)] == [
+            "2026-01-02",
+            "2026-01-03",
+        ]
+        history.record_artifact(artifact(suite="regression"))
+        assert set(history.suites()) == {"capability", "regression"}
+
+
+def test_schema_is_versioned_and_migrated_on_open(tmp_path: Path) -> None:
+    """A new file gets every migration; a newer file than we know is refused."""
+    path = tmp_path / "h.sqlite"
+    History(str(path)).__exit__(None, None, None)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    with pytest.raises(HistoryError, match="newer than this harness knows"):
+        History(str(path))
+
+
+def test_not_a_report_is_refused_with_the_file_named(tmp_path: Path) -> None:
+    """An artifact that is not a harness JSON report names itself."""
+    with History(str(tmp_path / "h.sqlite")) as history, pytest.raises(HistoryError) as caught:
+        history.record_artifact(b'{"hello": 1}', "x.json")
+    assert str(caught.value).startswith("x.json: not a harness JSON report")
+
+
+def test_a_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
+    """A file that is not SQLite gives a HistoryError, not a traceback."""
+    path = tmp_path / "h.sqlite"
+    path.write_bytes(b"not a database" * 100)
+    with pytest.raises(HistoryError, match="cannot open the history"):
+        History(str(path))
+
+
+WRITER = """
+import sys
+from harness.history import History
+from tests.test_history import artifact
+with History(sys.argv[1]) as history:
+    for n in range(25):
+        history.record_artifact(artifact(started=f"2026-01-01T00:{sys.argv[2]}:{n:02d}Z"))
+"""
+
+
+def test_two_writers_at_once_keep_the_history_consistent(tmp_path: Path) -> None:
+    """Concurrent processes each record all their runs; nothing is lost or torn."""
+    path = str(tmp_path / "h.sqlite")
+    History(path).__exit__(None, None, None)
+    root = Path(__file__).resolve().parent.parent
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, path, minute], cwd=root)
+        for minute in ("10", "20")
+    ]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0]
+    with History(path) as history:
+        runs = history.runs("capability")
+        assert len(runs) == 50
+        assert len(history.case_results([run.run_id for run in runs])) == 150
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -1,0 +1,114 @@
+"""`harness run --history`, `harness history import` and `harness trend`, end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from tests.builders import echo_trace
+from tests.conftest import WriteFixture
+
+
+@pytest.fixture
+def suite(write_fixture: WriteFixture) -> Path:
+    write_fixture("a.json", echo_trace(model_name="steady"))
+    write_fixture(
+        "b.json", echo_trace(model_name="flipper", expects={"response_contains": ["nope"]})
+    )
+    return write_fixture("c.json", echo_trace(model_name="other")).parent
+
+
+def test_two_runs_with_a_flipped_case_show_in_the_trend(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run, fix one fixture, run again: 2 runs, the right rates, the case newly passing."""
+    history = str(tmp_path / "h.sqlite")
+    assert main(["run", "--suite", str(suite), "--history", history]) == 1
+    (suite / "b.json").write_text(json.dumps(echo_trace(model_name="flipper")))
+    assert main(["run", "--suite", str(suite), "--history", history]) == 0
+    capsys.readouterr()
+    assert main(["trend", "--history", history, "--format", "json"]) == 0
+    trend = json.loads(capsys.readouterr().out)
+    assert trend["suite"] == "suite"
+    assert [(r["passed"], r["total"]) for r in trend["runs"]] == [(2, 3), (3, 3)]
+    assert [round(r["pass_rate"], 3) for r in trend["runs"]] == [0.667, 1.0]
+    assert trend["newly_passing"] == ["flipper"]
+    assert trend["newly_failing"] == []
+    assert main(["trend", "--history", history]) == 0
+    assert "newly passing since the previous run: flipper" in capsys.readouterr().out
+
+
+def test_history_can_be_rebuilt_from_artifacts_and_reimport_changes_nothing(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`history import` of the runs' JSON artifacts equals recording them; twice adds nothing."""
+    first, second = tmp_path / "1.json", tmp_path / "2.json"
+    recorded = str(tmp_path / "recorded.sqlite")
+    main(["run", "--suite", str(suite), "--json", str(first), "--history", recorded])
+    main(["run", "--suite", str(suite), "--json", str(second), "--history", recorded])
+    rebuilt = str(tmp_path / "rebuilt.sqlite")
+    capsys.readouterr()
+    assert main(["history", "import", str(first), str(second), "--history", rebuilt]) == 0
+    assert "imported 2 run(s), 0 already recorded" in capsys.readouterr().out
+    assert main(["history", "import", str(first), str(second), "--history", rebuilt]) == 0
+    assert "imported 0 run(s), 2 already recorded" in capsys.readouterr().out
+    assert main(["history", "import", str(second), "--history", recorded]) == 0
+    assert "imported 0 run(s), 1 already recorded" in capsys.readouterr().out
+    for path in (recorded, rebuilt):
+        main(["trend", "--history", path, "--format", "json"])
+        assert len(json.loads(capsys.readouterr().out)["runs"]) == 2
+
+
+def test_import_is_all_or_nothing(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One bad artifact imports nothing and names the file, exit 2."""
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    main(["run", "--suite", str(suite), "--json", str(good)])
+    bad.write_text("{}")
+    history = str(tmp_path / "h.sqlite")
+    assert main(["history", "import", str(good), str(bad), "--history", history]) == 2
+    assert f"harness: {bad}: not a harness JSON report" in capsys.readouterr().err
+    assert main(["trend", "--history", history]) == 2
+
+
+def test_trend_errors_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suite: Path
+) -> None:
+    """No history, an unknown suite and a bad --last are exit 2 with one line."""
+    history = str(tmp_path / "h.sqlite")
+    assert main(["trend", "--history", history]) == 2
+    assert "no history yet" in capsys.readouterr().err
+    main(["run", "--suite", str(suite), "--history", history])
+    capsys.readouterr()
+    assert main(["trend", "--history", history, "--suite", "nope"]) == 2
+    assert "no recorded runs of suite 'nope' (recorded: suite)" in capsys.readouterr().err
+    assert main(["trend", "--history", history, "--last", "0"]) == 2
+    assert "expected a whole number >= 1" in capsys.readouterr().err
+
+
+def test_trend_writes_markdown_to_the_step_summary_and_an_html_page(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GITHUB_STEP_SUMMARY gets the Markdown; --html writes the page."""
+    history = str(tmp_path / "h.sqlite")
+    main(["run", "--suite", str(suite), "--history", history])
+    capsys.readouterr()
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    page = tmp_path / "out" / "trend.html"
+    assert main(["trend", "--history", history, "--format", "markdown", "--html", str(page)]) == 0
+    assert capsys.readouterr().out.startswith("### harness trend: suite (1 run(s))")
+    assert "### harness trend: suite" in summary.read_text()
+    assert "<svg" in page.read_text()
+
+
+def test_regression_gate_does_not_need_a_history(suite: Path, tmp_path: Path) -> None:
+    """Without --history, nothing is recorded and nothing is read."""
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.harness]\nhistory = "hist/h.sqlite"\n')
+    assert main(["run", "--suite", str(suite), "--config", str(config)]) == 1
+    assert not (tmp_path / "hist").exists()
