@@ -23,6 +23,7 @@ from harness.errors import (
     ConfigError,
     FixtureError,
     HarnessError,
+    HistoryError,
     ReplayError,
     SuiteError,
     UsageError,
@@ -40,9 +41,17 @@ from harness.provider import Message, ModelProvider, ModelReply, ToolCall, Usage
 from harness.record import RecordedCall, RunRecord
 from harness.replay import ReplayProvider
 from harness.report import CaseReport, SuiteReport
-from harness.runner import AgentFactory, run_case, run_suite
+from harness.runner import AgentFactory, Setup, run_case, run_suite
 from harness.suite import Suite, load_suite
-from harness.tools import EchoTool, Tool, ToolOutput, ToolRegistry, ToolSpec, default_tools
+from harness.tools import (
+    EchoTool,
+    RecordedTool,
+    Tool,
+    ToolOutput,
+    ToolRegistry,
+    ToolSpec,
+    default_tools,
+)
 from harness.version import __version__
 from harness.workspace import Workspace
 
@@ -65,6 +74,7 @@ __all__ = [
     "GradeResult",
     "Grader",
     "HarnessError",
+    "HistoryError",
     "LlmTrace",
     "Message",
     "ModelProvider",
@@ -74,12 +84,14 @@ __all__ = [
     "Observer",
     "PayloadExpect",
     "RecordedCall",
+    "RecordedTool",
     "RecordingObserver",
     "ReferenceAgent",
     "ReplayError",
     "ReplayProvider",
     "RunRecord",
     "ScriptedCall",
+    "Setup",
     "Step",
     "Suite",
     "SuiteError",

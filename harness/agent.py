@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Protocol
 
 from harness.errors import AgentError
@@ -18,10 +19,14 @@ MAX_TOOL_ITERATIONS = 10
 
 
 class Agent(Protocol):
-    """An agent loop: one user message in, the final reply of that turn out."""
+    """An agent loop: one user message in, the final reply of that turn out.
 
-    def turn(self, user_input: str) -> str:
-        """Handle one user message and return the turn's final text."""
+    `turn` may be a plain method or an `async def`; the harness awaits it in the second case,
+    on one event loop per case.
+    """
+
+    def turn(self, user_input: str) -> str | Awaitable[str]:
+        """Handle one user message and return (or resolve to) the turn's final text."""
         ...
 
 

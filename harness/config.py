@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -39,6 +40,14 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """`replay` (deterministic, free) or `live` (a real model; not in Phase 0)."""
     history: str = DEFAULT_HISTORY
     """The run history file (SQLite), relative to the pyproject.toml's folder."""
+    agent: str | None = None
+    """`package.module:factory` building the project's own agent (default: the reference loop)."""
+    tools: str | None = None
+    """`package.module:factory` making the project's own tools."""
+    default_tools: bool = True
+    """Whether the built-in `echo` stays registered beside the project's tools."""
+    case_timeout: Annotated[float, msgspec.Meta(gt=0)] = 60.0
+    """Seconds a case may run before it errors as hung."""
 
 
 def find_pyproject(start: str = ".") -> str | None:
@@ -104,8 +113,12 @@ def _describe(message: str) -> tuple[str, str]:
     assert parts is not None  # the pattern matches any string
     text, key = parts["message"], parts["key"]
     if match := _UNKNOWN.match(text):
-        known = ", ".join(Config.__struct_fields__)
-        return f"{_SECTION}.{match['key']}", f"unknown key (known keys: {known})"
+        fields = Config.__struct_fields__
+        hint = difflib.get_close_matches(match["key"], fields, n=1)
+        suggestion = f'did you mean "{hint[0]}"? ' if hint else ""
+        return f"{_SECTION}.{match['key']}", f"unknown key ({suggestion}known: {', '.join(fields)})"
     if key == "mode":
         return f"{_SECTION}.mode", f"must be one of {', '.join(map(repr, MODES))}"
+    if key == "case_timeout":
+        return f"{_SECTION}.case_timeout", "must be a number of seconds > 0"
     return (f"{_SECTION}.{key}" if key else _SECTION), text.replace("`", "")

@@ -30,6 +30,8 @@ class CaseReport(msgspec.Struct, frozen=True, kw_only=True):
     """One result per declared expectation (none when the run errored)."""
     error: str | None = None
     """Why the run went wrong, or None."""
+    traceback: str | None = None
+    """The full traceback of an unexpected exception (JSON report only)."""
     record: RunRecord = RunRecord()
     """What the run did, up to where it stopped."""
     duration: float = 0.0
@@ -105,6 +107,7 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True):
     output_tokens: int
     final_response: str
     tool_calls: tuple[RecordedCall, ...]
+    traceback: str | None = None
 
 
 class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -158,6 +161,7 @@ def _case_document(case: CaseReport) -> CaseDocument:
         output_tokens=case.record.output_tokens,
         final_response=case.record.final_response,
         tool_calls=case.record.tool_calls,
+        traceback=case.traceback,
     )
 
 

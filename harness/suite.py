@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import difflib
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
-from harness.case import Case, load_case
+from harness.case import PAYLOAD_FAMILIES, Case, ToolCallsReply, load_case
 from harness.errors import FixtureError, SuiteError
 
-__all__ = ["Suite", "fixture_paths", "load_suite"]
+__all__ = ["Suite", "fixture_paths", "load_suite", "unknown_tools"]
 
 
 class Suite(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,11 +44,17 @@ def fixture_paths(directory: str) -> list[str]:
     return [os.path.join(directory, name) for name in names]
 
 
-def load_suite(directory: str) -> Suite:
+def load_suite(directory: str, tool_names: Iterable[str] | None = ("echo",)) -> Suite:
     """Load and validate every fixture of a suite folder.
 
     The whole suite is checked before anything runs, and every rejected file is reported at
     once: a suite never shrinks silently.
+
+    Args:
+        directory: The suite folder.
+        tool_names: The tools the agent's registry holds. An expectation naming a tool that is
+            neither registered nor scripted by its own fixture could never fail (or never
+            pass), so it is rejected. None skips this check.
 
     Raises:
         SuiteError: The folder is unusable, or at least one fixture is rejected.
@@ -61,6 +68,9 @@ def load_suite(directory: str) -> Suite:
         if gc_was_enabled:
             gc.enable()
     problems.extend(_duplicate_names(cases))
+    if tool_names is not None:
+        registered = frozenset(tool_names)
+        problems.extend(problem for case in cases for problem in unknown_tools(case, registered))
     if problems:
         problems.sort(key=lambda problem: problem.path)
         noun = "fixture" if len(problems) == 1 else "fixtures"
@@ -88,3 +98,35 @@ def _duplicate_names(cases: list[Case]) -> Iterator[FixtureError]:
             yield FixtureError(
                 case.source, "$.model_name", f'duplicate case name "{case.name}" (also {earlier})'
             )
+
+
+def unknown_tools(case: Case, registered: frozenset[str]) -> Iterator[FixtureError]:
+    """Expectations naming a tool that is neither registered nor scripted by the fixture."""
+    scripted = {
+        call.name
+        for turn in case.trace.turns
+        for step in turn.steps
+        if isinstance(step.response, ToolCallsReply)
+        for call in step.response.tool_calls
+    }
+    known = registered | scripted
+    expects = case.expects
+    named = [
+        *((f"$.expects.{family}[{i}]", name) for family in ("tools_used", "tools_not_used")
+          for i, name in enumerate(getattr(expects, family))),
+        *((f"$.expects.{family}[{i}].tool", entry.tool) for family in PAYLOAD_FAMILIES
+          for i, entry in enumerate(getattr(expects, family))),
+    ]  # fmt: skip
+    for location, name in named:
+        if name not in known:
+            yield FixtureError(case.source, location, _unknown_tool_reason(name, known))
+
+
+def _unknown_tool_reason(name: str, known: frozenset[str]) -> str:
+    hint = difflib.get_close_matches(name, sorted(known), n=1)
+    suggestion = f'; did you mean "{hint[0]}"?' if hint else ""
+    listed = ", ".join(f'"{tool}"' for tool in sorted(known)) or "none"
+    return (
+        f'names tool "{name}", which is neither registered nor scripted in this fixture '
+        f"(known: {listed}){suggestion}"
+    )

@@ -39,5 +39,7 @@ def test_public_names_are_pinned() -> None:
         "Observer",
         "Grader",
         "Agent",
+        "Setup",
+        "RecordedTool",
     }
-    assert len(harness.__all__) == 57
+    assert len(harness.__all__) == 60

@@ -12,7 +12,7 @@ from harness.agent import Agent
 from harness.case import Case, LlmTrace
 from harness.observer import Observer
 from harness.provider import ModelProvider
-from harness.runner import run_case, run_suite
+from harness.runner import Setup, run_case, run_suite
 from harness.suite import Suite
 from harness.tools import ToolRegistry
 from harness.workspace import Workspace
@@ -101,7 +101,7 @@ def test_agent_exception_of_any_kind_errors_the_case() -> None:
     def factory(p: ModelProvider, t: ToolRegistry, o: Observer, w: Workspace) -> Agent:
         return Broken()
 
-    report = run_case(case(), agent_factory=factory)
+    report = run_case(case(), Setup(agent_factory=factory))
     assert report.error == "KeyError: 'state'"
     assert not report.passed
 
@@ -127,8 +127,8 @@ def test_each_case_gets_a_fresh_workspace_removed_after() -> None:
         return Touching(p, w)
 
     text_only = one_turn(text_step("hello"))
-    first = run_case(case(turns=text_only), agent_factory=factory)
-    second = run_case(case(turns=text_only), agent_factory=factory)
+    first = run_case(case(turns=text_only), Setup(agent_factory=factory))
+    second = run_case(case(turns=text_only), Setup(agent_factory=factory))
     assert first.error is None
     assert second.error is None
     assert len(set(seen)) == 2

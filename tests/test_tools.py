@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from harness.observer import RecordingObserver
 from harness.provider import ToolCall
-from harness.tools import EchoTool, ToolOutput, ToolRegistry, ToolSpec, default_tools
+from harness.tools import EchoTool, ToolOutput, ToolRegistry, default_tools
 
 
 @pytest.mark.parametrize(
@@ -29,25 +30,31 @@ def test_echo_returns_the_message_or_empty(arguments: Any, expected: str) -> Non
 
 def test_default_tools_are_echo_only() -> None:
     """Replay is hermetic: the default registry holds echo and nothing else."""
-    assert [tool.spec.name for tool in default_tools()] == ["echo"]
+    assert [tool.name for tool in default_tools()] == ["echo"]
 
 
 class Raising:
-    spec = ToolSpec(name="boom", description="raises", parameters={})
+    name = "boom"
+    description = "raises"
+    parameters: Mapping[str, Any] = {}
 
     def call(self, arguments: Any) -> ToolOutput:
         raise RuntimeError("disk on fire")
 
 
 class Silent:
-    spec = ToolSpec(name="silent", description="says nothing", parameters={})
+    name = "silent"
+    description = "says nothing"
+    parameters: Mapping[str, Any] = {}
 
     def call(self, arguments: Any) -> ToolOutput:
         return ToolOutput(text="", success=True)
 
 
 class WrongType:
-    spec = ToolSpec(name="wrong", description="returns a str", parameters={})
+    name = "wrong"
+    description = "returns a str"
+    parameters: Mapping[str, Any] = {}
 
     def call(self, arguments: Any) -> ToolOutput:
         return "plain"  # type: ignore[return-value]
@@ -90,3 +97,25 @@ def test_registry_offers_specs_in_registration_order() -> None:
     registry = ToolRegistry([EchoTool(), Silent()], RecordingObserver())
     assert [spec.name for spec in registry.specs()] == ["echo", "silent"]
     assert registry.names == ("echo", "silent")
+
+
+def test_calling_a_registered_tool_directly_is_recorded_too() -> None:
+    """The registry hands out wrapped tools: a direct call cannot skip the record."""
+    observer = RecordingObserver()
+    registry = ToolRegistry([EchoTool(), Raising()], observer)
+    assert registry["echo"].call({"message": "direct"}).text == "direct"
+    assert registry["boom"].call({}).success is False
+    assert [(c.name, c.result) for c in observer.record("").tool_calls] == [
+        ("echo", "direct"),
+        ("boom", "Error executing boom: disk on fire"),
+    ]
+    assert "echo" in registry
+    assert len(registry) == 2
+    assert [tool.name for tool in registry] == ["echo", "boom"]
+
+
+def test_arguments_that_are_not_json_are_still_recorded() -> None:
+    """A custom agent passing a non-JSON object gets a recorded call, not a crash."""
+    _, observer = dispatch("echo", {"message": object()})
+    (call,) = observer.record("").tool_calls
+    assert call.arguments.startswith("{'message': <object object")

@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from harness.artifact import write_atomic
-from harness.config import MODES, load_config
-from harness.errors import UsageError
+from harness.config import MODES, Config, find_pyproject, load_config
+from harness.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from harness.report import SuiteReport
+    from harness.runner import Setup
 
 __all__ = ["LIVE_MODE_MESSAGE", "register"]
 
@@ -36,8 +38,23 @@ def register(commands: Any) -> None:
         const="",
         help="record the run in the history (default path: config history)",
     )
+    run.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
+    run.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
+    run.add_argument(
+        "--case-timeout", metavar="SECONDS", type=_seconds, help="per-case limit (default 60)"
+    )
     run.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
     run.set_defaults(handler=run_command)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -47,12 +64,14 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
-    config = load_config(args.config)
+    config_path = args.config if args.config is not None else find_pyproject()
+    config = load_config(config_path)
     mode = args.mode or config.mode
     if mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
-    suite = load_suite(args.suite or config.suite_dir)
-    report = run_suite(suite, mode=mode)
+    setup, tool_names = _setup(args, config, config_path)
+    suite = load_suite(args.suite or config.suite_dir, tool_names)
+    report = run_suite(suite, mode=mode, setup=setup)
     outputs = _Outputs(report)
     _show(outputs, args.format)
     _write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
@@ -60,6 +79,43 @@ def run_command(args: argparse.Namespace) -> int:
         _record(outputs, args.history or config.history)
     _publish_to_github(report, args.format)
     return report.exit_code()
+
+
+def _setup(
+    args: argparse.Namespace, config: Config, config_path: str | None
+) -> tuple[Setup, tuple[str, ...]]:
+    """The agent, tools and timeout to run with, and the names of the registered tools."""
+    from harness.plugin import check_tools, load_agent_factory, load_tools_factory
+    from harness.runner import Setup
+
+    root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
+    setup = Setup(case_timeout=args.case_timeout or config.case_timeout)
+    agent_path, source, key = _origin(args.agent, config.agent, "agent", config_path)
+    if agent_path:
+        factory = load_agent_factory(agent_path, source=source, key=key, root=root)
+        setup = replace(setup, agent_factory=factory, agent_name=f"{source}: {agent_path}")
+    tools_path, source, key = _origin(args.tools, config.tools, "tools", config_path)
+    if tools_path:
+        tools = load_tools_factory(
+            tools_path, source=source, key=key, root=root, with_defaults=config.default_tools
+        )
+        setup = replace(setup, tools=tools)
+    elif not config.default_tools:
+        raise ConfigError(
+            config_path or "pyproject.toml",
+            "[tool.harness].default_tools",
+            "false leaves no tool at all: set `tools` to the project's tools factory",
+        )
+    return setup, check_tools(setup.tools, source=source, key=key)
+
+
+def _origin(
+    flag: str | None, configured: str | None, name: str, config_path: str | None
+) -> tuple[str | None, str, str | None]:
+    """A plugin path and where it came from: its flag, or its key in pyproject.toml."""
+    if flag:
+        return flag, f"--{name}", None
+    return configured, config_path or "pyproject.toml", f"[tool.harness].{name}"
 
 
 class _Outputs:

@@ -1,0 +1,87 @@
+"""Driving an agent through a case's turns: sync or async, under a per-case timeout."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from harness.errors import AgentError, CaseError
+
+if TYPE_CHECKING:
+    from harness.agent import Agent
+    from harness.case import LlmTrace
+    from harness.replay import ReplayProvider
+
+__all__ = ["CaseTimeout", "converse", "within"]
+
+T = TypeVar("T")
+
+
+class CaseTimeout(CaseError):
+    """The case ran past its `case_timeout`."""
+
+
+def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
+    """Play every user turn to the agent; return the last turn's final text.
+
+    An async agent's turns all run on one event loop, made for this case and closed after it.
+
+    Raises:
+        AgentError: A turn returned something other than a string.
+        ReplayError: A turn asked for more, or fewer, replies than scripted.
+    """
+    final = ""
+    with ExitStack() as stack:
+        loop: Any = None
+        for index, turn in enumerate(trace.turns):
+            result: object = agent.turn(turn.user_input)
+            if inspect.isawaitable(result):
+                if loop is None:
+                    import asyncio
+
+                    loop = stack.enter_context(asyncio.Runner())
+                result = loop.run(_wait(result))
+            if not isinstance(result, str):
+                raise AgentError(f"agent.turn() returned {type(result).__name__}, expected str")
+            final = result
+            replay.finish_turn(index)
+    return final
+
+
+async def _wait(awaitable: Awaitable[T]) -> T:
+    return await awaitable
+
+
+def within(timeout: float | None, work: Callable[[], T]) -> T:
+    """Run `work`, giving up after `timeout` seconds (None: no limit, no thread).
+
+    On timeout the work is abandoned on a daemon thread: everything it touches belongs to its
+    own case, so the suite goes on.
+
+    Raises:
+        CaseTimeout: The work did not finish in time.
+    """
+    if timeout is None:
+        return work()
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # handed to the waiting thread, re-raised there
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="harness-case", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise CaseTimeout(
+            f"case timed out after {timeout:g}s (case_timeout); the agent never finished"
+        )
+    if "error" in outcome:
+        raise outcome["error"]
+    value: T = outcome["value"]
+    return value

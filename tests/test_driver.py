@@ -1,0 +1,65 @@
+"""Driving agents: sync and async turns, one loop per case, and the watchdog."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import msgspec
+import pytest
+
+from harness.case import LlmTrace
+from harness.driver import CaseTimeout, converse, within
+from harness.errors import AgentError
+from harness.replay import ReplayProvider
+from tests.builders import echo_trace, text_step
+
+
+def trace(turns: int) -> LlmTrace:
+    spec = [{"user_input": f"t{i}", "steps": [text_step(f"r{i}")]} for i in range(turns)]
+    return msgspec.convert(echo_trace(turns=spec), LlmTrace)
+
+
+class AsyncAgent:
+    def __init__(self, replay: ReplayProvider) -> None:
+        self.replay = replay
+        self.loops: list[asyncio.AbstractEventLoop] = []
+
+    async def turn(self, user_input: str) -> str:
+        self.loops.append(asyncio.get_running_loop())
+        await asyncio.sleep(0)
+        return self.replay.complete([], []).text
+
+
+def test_async_turns_share_one_event_loop_per_case() -> None:
+    """All turns of a case run on the same loop, which is closed afterwards."""
+    case = trace(3)
+    replay = ReplayProvider(case)
+    agent = AsyncAgent(replay)
+    assert converse(agent, case, replay) == "r2"
+    assert len(set(map(id, agent.loops))) == 1
+    assert agent.loops[0].is_closed()
+
+
+def test_non_string_result_is_an_agent_error() -> None:
+    """A turn must produce text."""
+
+    class Bad:
+        def turn(self, user_input: str) -> object:
+            return None
+
+    case = trace(1)
+    with pytest.raises(AgentError, match=r"agent\.turn\(\) returned NoneType, expected str"):
+        converse(Bad(), case, ReplayProvider(case))  # type: ignore[arg-type]
+
+
+def test_within_returns_raises_and_times_out() -> None:
+    """The watchdog passes results and errors through and stops waiting at the limit."""
+    assert within(None, lambda: 1) == 1
+    assert within(5, lambda: 2) == 2
+    with pytest.raises(ZeroDivisionError):
+        within(5, lambda: 1 // 0)
+    started = time.monotonic()
+    with pytest.raises(CaseTimeout, match=r"case timed out after 0\.2s"):
+        within(0.2, lambda: time.sleep(10))
+    assert time.monotonic() - started < 5
