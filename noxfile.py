@@ -1,9 +1,12 @@
-"""Sessions: regression (default), capability, live, tests, lint.
+"""Sessions: regression (default), capability, live, shard, merge, bench, tests, lint.
 
 Every session runs with the interpreter nox was started with.
 """
 
 from __future__ import annotations
+
+import glob
+import os
 
 import nox
 
@@ -61,6 +64,58 @@ def live(session: nox.Session) -> None:
     """Run evals/live against a real model (Phase 0: fails, live mode is not implemented)."""
     session.install(".")
     _harness_run(session, "live", "--mode", "live")
+
+
+@nox.session
+def shard(session: nox.Session) -> None:
+    """One shard of the gate for CI matrix/parallel jobs: `nox -s shard -- 2/4` (or `-- auto`).
+
+    Writes artifacts/shards/regression-<I>-of-<N>.json and .junit.xml; fails on a failed case.
+    """
+    spec = session.posargs[0] if session.posargs else "auto"
+    if spec == "auto":
+        spec = f"{os.environ.get('CI_NODE_INDEX', '')}/{os.environ.get('CI_NODE_TOTAL', '')}"
+    name = f"{ARTIFACTS}/shards/regression-{spec.replace('/', '-of-')}"
+    session.install(".")
+    session.run(
+        "harness",
+        "run",
+        "--suite",
+        "evals/regression",
+        "--shard",
+        spec,
+        "--json",
+        f"{name}.json",
+        "--junit",
+        f"{name}.junit.xml",
+    )
+
+
+@nox.session
+def merge(session: nox.Session) -> None:
+    """Merge every shard report under artifacts/shards/ into artifacts/regression.*."""
+    parts = sorted(glob.glob(f"{ARTIFACTS}/shards/**/regression-*-of-*.json", recursive=True))
+    if not parts:
+        session.error(f"no shard reports under {ARTIFACTS}/shards/: run `nox -s shard` first")
+    session.install(".")
+    session.run(
+        "harness",
+        "merge",
+        *parts,
+        "--json",
+        f"{ARTIFACTS}/regression.json",
+        "--junit",
+        f"{ARTIFACTS}/regression.junit.xml",
+    )
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Measure load, replay, start-up and memory on synthetic suites; write artifacts/bench.json."""
+    session.install(".")
+    session.run(
+        "python", "-m", "harness.bench", "--out", f"{ARTIFACTS}/bench.json", *session.posargs
+    )
 
 
 @nox.session

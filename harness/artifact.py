@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 
 from harness.errors import ArtifactError
 
@@ -20,6 +19,8 @@ def write_atomic(path: str, data: bytes) -> None:
     Raises:
         ArtifactError: The file could not be written.
     """
+    import tempfile  # most runs write no artifact
+
     folder = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(folder, exist_ok=True)

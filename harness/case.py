@@ -10,6 +10,8 @@ file, the JSON path and the reason.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -163,6 +165,11 @@ class Case(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _decoder = msgspec.json.Decoder(LlmTrace)
+# Non-blocking, so that opening a FIFO named like a fixture cannot hang the run.
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+MAX_FIXTURE_BYTES = 10 * 1024 * 1024
+"""The default size limit of one fixture file."""
 
 STRING_FAMILIES = (
     "response_contains",
@@ -174,20 +181,52 @@ STRING_FAMILIES = (
 PAYLOAD_FAMILIES = ("tool_arguments_contain", "tool_results_contain")
 
 
-def load_case(path: str) -> Case:
+def load_case(path: str, max_bytes: int = MAX_FIXTURE_BYTES) -> Case:
     """Read, decode and validate one fixture file.
 
     Raises:
         FixtureError: The file cannot be read, is not a valid trace, or could not fail.
     """
+    return Case(source=path, trace=decode_trace(path, read_fixture(path, max_bytes)))
+
+
+def read_fixture(path: str, max_bytes: int = MAX_FIXTURE_BYTES) -> bytes:
+    """The bytes of a fixture file, read with a bound.
+
+    Only a regular file is read: a folder, FIFO, socket or device is refused without blocking
+    on it, and so is a file larger than `max_bytes`.
+
+    Raises:
+        FixtureError: The file cannot be read, is not a regular file, or is too large.
+    """
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except IsADirectoryError:
-        raise FixtureError(path, None, "is a folder, not a fixture file") from None
+        fd = os.open(path, _READ_FLAGS)
     except OSError as exc:
         raise FixtureError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    return Case(source=path, trace=decode_trace(path, data))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise FixtureError(path, None, f"is {kind}, not a fixture file")
+        if info.st_size > max_bytes:
+            raise FixtureError(path, None, _too_large(info.st_size, max_bytes))
+        chunks = [os.read(fd, info.st_size + 1)]
+        size = len(chunks[0])
+        # A short read means end of file; a full one, that the file grew while it was read.
+        while size > info.st_size and chunks[-1] and size <= max_bytes:
+            chunks.append(os.read(fd, max_bytes + 1 - size))
+            size += len(chunks[-1])
+    except OSError as exc:
+        raise FixtureError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise FixtureError(path, None, _too_large(size, max_bytes))
+    return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"is {size} bytes, over the {limit}-byte limit (max_fixture_bytes)"
 
 
 def decode_trace(path: str, data: bytes) -> LlmTrace:
@@ -211,12 +250,22 @@ def _problems(trace: LlmTrace) -> Iterator[tuple[str, str]]:
     if not trace.model_name.strip():
         yield "$.model_name", "empty case name"
     yield from _turn_problems(trace.turns)
-    if trace.expects is None:
+    expects = trace.expects
+    if expects is None:
         yield "$", 'missing "expects": declares no effective expectation'
-    elif trace.expects.is_empty():
+        return
+    declared = False
+    for family, value in zip(_EXPECT_FIELDS, msgspec.structs.astuple(expects), strict=True):
+        if value == () or value is None:
+            continue
+        declared = True
+        check = _CHECKS.get(family)
+        problem = check(family, value) if check is not None else None
+        if problem is not None:
+            yield problem
+    if not declared:
         yield "$.expects", "declares no effective expectation"
-    else:
-        yield from _expect_problems(trace.expects)
+    yield from _bound_problems(expects)
 
 
 def _turn_problems(turns: tuple[Turn, ...]) -> Iterator[tuple[str, str]]:
@@ -233,26 +282,46 @@ def _turn_problems(turns: tuple[Turn, ...]) -> Iterator[tuple[str, str]]:
             if not reply.tool_calls:
                 yield at, "a tool_calls step scripts no call"
             for c, call in enumerate(reply.tool_calls):
-                for key in ("id", "name"):
-                    if not getattr(call, key):
-                        yield f"{at}[{c}].{key}", f"empty call {key}"
+                if not call.id:
+                    yield f"{at}[{c}].id", "empty call id"
+                if not call.name:
+                    yield f"{at}[{c}].name", "empty call name"
 
 
-def _expect_problems(expects: Expects) -> Iterator[tuple[str, str]]:
-    for family in STRING_FAMILIES:
-        for i, entry in enumerate(getattr(expects, family)):
-            if entry == "":
-                yield f"$.expects.{family}[{i}]", f'declares a zero-length entry in "{family}"'
-    for family in PAYLOAD_FAMILIES:
-        for i, payload in enumerate(getattr(expects, family)):
-            for key in ("tool", "needle"):
-                if not getattr(payload, key):
-                    yield f"$.expects.{family}[{i}].{key}", f"empty {key} asserts nothing"
-    for i, source in enumerate(expects.response_matches):
+Problem = tuple[str, str] | None
+_EXPECT_FIELDS = Expects.__struct_fields__
+
+
+def _empty_entry(family: str, entries: tuple[str, ...]) -> Problem:
+    if "" not in entries:
+        return None
+    return f"$.expects.{family}[{entries.index('')}]", f'declares a zero-length entry in "{family}"'
+
+
+def _empty_payload(family: str, entries: tuple[PayloadExpect, ...]) -> Problem:
+    for i, payload in enumerate(entries):
+        for key in ("tool", "needle"):
+            if not getattr(payload, key):
+                return f"$.expects.{family}[{i}].{key}", f"empty {key} asserts nothing"
+    return None
+
+
+def _bad_regex(family: str, sources: tuple[str, ...]) -> Problem:
+    problem = _empty_entry(family, sources)
+    if problem is not None:
+        return problem
+    for i, source in enumerate(sources):
         error = compile_pattern(source).error
         if error is not None:
-            yield f"$.expects.response_matches[{i}]", f"invalid RE2 regex: {error}"
-    yield from _bound_problems(expects)
+            return f"$.expects.{family}[{i}]", f"invalid RE2 regex: {error}"
+    return None
+
+
+_CHECKS: dict[str, Any] = {
+    **dict.fromkeys(STRING_FAMILIES, _empty_entry),
+    **dict.fromkeys(PAYLOAD_FAMILIES, _empty_payload),
+    "response_matches": _bad_regex,
+}
 
 
 def _bound_problems(expects: Expects) -> Iterator[tuple[str, str]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import tomllib
@@ -113,6 +112,8 @@ def _describe(message: str) -> tuple[str, str]:
     assert parts is not None  # the pattern matches any string
     text, key = parts["message"], parts["key"]
     if match := _UNKNOWN.match(text):
+        import difflib  # only a bad config needs suggestions
+
         fields = Config.__struct_fields__
         hint = difflib.get_close_matches(match["key"], fields, n=1)
         suggestion = f'did you mean "{hint[0]}"? ' if hint else ""

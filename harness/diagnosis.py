@@ -6,7 +6,6 @@ reports `$.expects.respnse: unknown key (did you mean "response_contains"?)`.
 
 from __future__ import annotations
 
-import difflib
 import re
 
 import msgspec
@@ -68,6 +67,8 @@ def _describe_validation(message: str) -> tuple[str, str]:
     assert parts is not None  # the pattern matches any string
     path, text = parts["path"] or "$", parts["message"]
     if match := _UNKNOWN.match(text):
+        import difflib  # only a rejected fixture needs suggestions
+
         key = match["key"]
         hint = difflib.get_close_matches(key, KNOWN_KEYS, n=1)
         suggestion = f' (did you mean "{hint[0]}"?)' if hint else ""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import threading
 from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -66,6 +65,8 @@ def within(timeout: float | None, work: Callable[[], T]) -> T:
     """
     if timeout is None:
         return work()
+    import threading  # only the project's own agents and tools run under a watchdog
+
     outcome: dict[str, Any] = {}
 
     def target() -> None:

@@ -34,7 +34,7 @@ class Pattern:
         return self._regex is not None and self._regex.search(text) is not None
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=8192)
 def compile_pattern(source: str) -> Pattern:
     """Compile `source` once; an invalid pattern yields a `Pattern` carrying its error."""
     try:

@@ -74,15 +74,25 @@ def load_tools_factory(
     Raises:
         ConfigError: The factory cannot be loaded.
     """
-    from harness.tools import default_tools
-
     factory = load_callable(path, source=source, key=key, root=root)
+    return ProjectTools(factory, with_defaults=with_defaults)
 
-    def tools() -> tuple[Tool, ...]:
-        made = factory()
-        return (*(default_tools() if with_defaults else ()), *made)
 
-    return tools
+class ProjectTools:
+    """A tools factory: the project's tools, after the defaults when they are kept.
+
+    A plain object rather than a closure, so worker processes (`--jobs`) can receive it.
+    """
+
+    def __init__(self, factory: Callable[[], Iterable[Tool]], *, with_defaults: bool) -> None:
+        self.factory = factory
+        self.with_defaults = with_defaults
+
+    def __call__(self) -> tuple[Tool, ...]:
+        from harness.tools import default_tools
+
+        defaults = default_tools() if self.with_defaults else ()
+        return (*defaults, *self.factory())
 
 
 def check_tools(factory: ToolsFactory, *, source: str, key: str | None) -> tuple[str, ...]:

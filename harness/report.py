@@ -11,6 +11,7 @@ import msgspec
 
 from harness.grader import GradeResult
 from harness.record import RecordedCall, RunRecord
+from harness.shard import Shard
 from harness.version import __version__
 
 __all__ = ["SCHEMA_VERSION", "CaseDocument", "CaseReport", "ReportDocument", "SuiteReport"]
@@ -63,6 +64,10 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True):
     """When the run started, ISO 8601 in UTC."""
     duration: float = 0.0
     """Wall time of the run, in seconds."""
+    shard: Shard | None = None
+    """The slice of the suite this run covered, or None for all of it."""
+    suite_total: int = -1
+    """How many cases the whole suite holds (-1: the same as `total`)."""
 
     @property
     def total(self) -> int:
@@ -86,8 +91,11 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def all_passed(self) -> bool:
-        """Whether every case passed (a run of no case never passes)."""
-        return self.total > 0 and self.failed == 0
+        """Whether every case passed.
+
+        A run of no case never passes, except a shard that the split left empty.
+        """
+        return self.failed == 0 and (self.total > 0 or self.shard is not None)
 
     def exit_code(self) -> int:
         """The process exit status: 0 when every case passed, else 1."""
@@ -127,6 +135,8 @@ class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     errored: int
     total: int
     cases: tuple[CaseDocument, ...]
+    shard: Shard | None = None
+    suite_total: int | None = None
 
 
 def to_document(report: SuiteReport, *, git_commit: str | None = None) -> ReportDocument:
@@ -146,6 +156,8 @@ def to_document(report: SuiteReport, *, git_commit: str | None = None) -> Report
         errored=report.errored,
         total=report.total,
         cases=tuple(_case_document(case) for case in report.cases),
+        shard=report.shard,
+        suite_total=report.suite_total if report.suite_total >= 0 else report.total,
     )
 
 

@@ -6,21 +6,24 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from harness.agent import Agent, ReferenceAgent
 from harness.case import Case
 from harness.driver import converse, within
 from harness.errors import CaseError, ConfigError
+from harness.gcpause import gc_paused
 from harness.grader import evaluate_expects
 from harness.observer import ObservedProvider, Observer, RecordingObserver
-from harness.plugin import ToolsFactory
 from harness.provider import ModelProvider
 from harness.replay import ReplayProvider
 from harness.report import CaseReport, SuiteReport
 from harness.suite import Suite
 from harness.tools import ToolRegistry, default_tools
 from harness.workspace import Workspace
+
+if TYPE_CHECKING:
+    from harness.plugin import ToolsFactory
 
 __all__ = [
     "DEFAULT_CASE_TIMEOUT",
@@ -127,16 +130,35 @@ def _build_agent(
     return agent
 
 
-def run_suite(suite: Suite, *, mode: str = "replay", setup: Setup = DEFAULT_SETUP) -> SuiteReport:
-    """Run every case of `suite` in order; a case that errors never stops the others."""
-    started_at = datetime.now(UTC)
+def run_suite(
+    suite: Suite, *, mode: str = "replay", setup: Setup = DEFAULT_SETUP, jobs: int = 1
+) -> SuiteReport:
+    """Run every case of `suite` in order; a case that errors never stops the others.
+
+    With `jobs` > 1 the cases run in that many worker processes; the report is the same.
+    """
+    started_at = time.time()
     started = time.perf_counter()
-    cases = tuple(run_case(case, setup) for case in suite.cases)
+    with gc_paused():
+        if jobs > 1 and len(suite.cases) > 1:
+            from harness.pool import run_in_workers
+
+            cases = tuple(run_in_workers(suite.cases, setup, min(jobs, len(suite.cases))))
+        else:
+            cases = tuple(run_case(case, setup) for case in suite.cases)
     return SuiteReport(
         suite=suite.name,
         directory=suite.directory,
         mode=mode,
         cases=cases,
-        started_at=started_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        started_at=_iso_utc(started_at),
         duration=time.perf_counter() - started,
+        shard=suite.shard,
+        suite_total=suite.total,
     )
+
+
+def _iso_utc(seconds: float) -> str:
+    """`2026-01-02T03:04:05.678Z`, without importing datetime for it."""
+    millis = int(seconds * 1000) % 1000
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-import gc
 import os
 from collections.abc import Iterable, Iterator
 
@@ -11,6 +9,8 @@ import msgspec
 
 from harness.case import PAYLOAD_FAMILIES, Case, ToolCallsReply, load_case
 from harness.errors import FixtureError, SuiteError
+from harness.gcpause import gc_paused
+from harness.shard import Shard
 
 __all__ = ["Suite", "fixture_paths", "load_suite", "unknown_tools"]
 
@@ -23,7 +23,17 @@ class Suite(msgspec.Struct, frozen=True, kw_only=True):
     directory: str
     """The folder, as given."""
     cases: tuple[Case, ...]
-    """The admitted cases."""
+    """The admitted cases (of this shard, when sharded)."""
+    shard: Shard | None = None
+    """The slice of the suite these cases are, or None for all of it."""
+    total: int = -1
+    """How many cases the whole suite holds, all shards together."""
+
+    def sharded(self, shard: Shard) -> Suite:
+        """This suite cut down to one shard (validation already covered all of it)."""
+        return msgspec.structs.replace(
+            self, cases=shard.select(self.cases), shard=shard, total=len(self.cases)
+        )
 
 
 def fixture_paths(directory: str) -> list[str]:
@@ -60,13 +70,8 @@ def load_suite(directory: str, tool_names: Iterable[str] | None = ("echo",)) -> 
         SuiteError: The folder is unusable, or at least one fixture is rejected.
     """
     paths = fixture_paths(directory)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # decoded fixtures are acyclic; scanning the growing heap only costs time
-    try:
+    with gc_paused():  # decoded fixtures are acyclic; scanning the growing heap only costs time
         cases, problems = _load_all(paths)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     problems.extend(_duplicate_names(cases))
     if tool_names is not None:
         registered = frozenset(tool_names)
@@ -76,7 +81,7 @@ def load_suite(directory: str, tool_names: Iterable[str] | None = ("echo",)) -> 
         noun = "fixture" if len(problems) == 1 else "fixtures"
         raise SuiteError(directory, f"{len(problems)} {noun} rejected", tuple(problems))
     name = os.path.basename(os.path.normpath(directory))
-    return Suite(name=name, directory=directory, cases=tuple(cases))
+    return Suite(name=name, directory=directory, cases=tuple(cases), total=len(cases))
 
 
 def _load_all(paths: list[str]) -> tuple[list[Case], list[FixtureError]]:
@@ -102,6 +107,11 @@ def _duplicate_names(cases: list[Case]) -> Iterator[FixtureError]:
 
 def unknown_tools(case: Case, registered: frozenset[str]) -> Iterator[FixtureError]:
     """Expectations naming a tool that is neither registered nor scripted by the fixture."""
+    expects = case.expects
+    if registered.issuperset(expects.tools_used) and registered.issuperset(expects.tools_not_used):
+        payloads = (*expects.tool_arguments_contain, *expects.tool_results_contain)
+        if all(entry.tool in registered for entry in payloads):
+            return  # the common case: every named tool is registered
     scripted = {
         call.name
         for turn in case.trace.turns
@@ -110,7 +120,6 @@ def unknown_tools(case: Case, registered: frozenset[str]) -> Iterator[FixtureErr
         for call in step.response.tool_calls
     }
     known = registered | scripted
-    expects = case.expects
     named = [
         *((f"$.expects.{family}[{i}]", name) for family in ("tools_used", "tools_not_used")
           for i, name in enumerate(getattr(expects, family))),
@@ -123,6 +132,8 @@ def unknown_tools(case: Case, registered: frozenset[str]) -> Iterator[FixtureErr
 
 
 def _unknown_tool_reason(name: str, known: frozenset[str]) -> str:
+    import difflib  # only a rejected fixture needs suggestions
+
     hint = difflib.get_close_matches(name, sorted(known), n=1)
     suggestion = f'; did you mean "{hint[0]}"?' if hint else ""
     listed = ", ".join(f'"{tool}"' for tool in sorted(known)) or "none"

@@ -23,7 +23,10 @@ def render_table(report: SuiteReport) -> str:
     for case, line in zip(report.cases, lines[2:], strict=True):
         out.append(line)
         out.extend(_details(case))
-    out.append(f"{report.passed}/{report.total} cases passed ({report.failed} failed)")
+    summary = f"{report.passed}/{report.total} cases passed ({report.failed} failed)"
+    if report.shard is not None:
+        summary += f" in shard {report.shard} of a {report.suite_total}-case suite"
+    out.append(summary)
     return "\n".join(out)
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from harness.report import SuiteReport
     from harness.runner import Setup
 
-__all__ = ["LIVE_MODE_MESSAGE", "register"]
+__all__ = ["LIVE_MODE_MESSAGE", "Outputs", "register", "show", "write_artifacts"]
 
 LIVE_MODE_MESSAGE = "live mode is not implemented yet (Phase 0 supports --mode replay only)"
 
@@ -43,8 +43,28 @@ def register(commands: Any) -> None:
     run.add_argument(
         "--case-timeout", metavar="SECONDS", type=_seconds, help="per-case limit (default 60)"
     )
+    run.add_argument(
+        "--jobs", metavar="N", type=_jobs, default=1, help="worker processes, or auto (cores)"
+    )
+    run.add_argument(
+        "--shard", metavar="I/N", help="run shard I of N of the sorted suite (auto: CI_NODE_*)"
+    )
     run.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
     run.set_defaults(handler=run_command)
+
+
+def _jobs(text: str) -> int:
+    if text.strip() == "auto":
+        from harness.pool import cpu_count
+
+        return cpu_count()
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1 or auto, got {text!r}")
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -60,6 +80,7 @@ def _seconds(text: str) -> float:
 def run_command(args: argparse.Namespace) -> int:
     """Replay the suite, report it, and return 0 (all passed) or 1."""
     from harness.runner import run_suite
+    from harness.shard import parse_shard
     from harness.suite import load_suite
 
     if args.mode == "live":
@@ -69,12 +90,15 @@ def run_command(args: argparse.Namespace) -> int:
     mode = args.mode or config.mode
     if mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
+    shard = parse_shard(args.shard) if args.shard else None
     setup, tool_names = _setup(args, config, config_path)
     suite = load_suite(args.suite or config.suite_dir, tool_names)
-    report = run_suite(suite, mode=mode, setup=setup)
-    outputs = _Outputs(report)
-    _show(outputs, args.format)
-    _write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
+    if shard is not None:
+        suite = suite.sharded(shard)
+    report = run_suite(suite, mode=mode, setup=setup, jobs=args.jobs)
+    outputs = Outputs(report)
+    show(outputs, args.format)
+    write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
     if args.history is not None:
         _record(outputs, args.history or config.history)
     _publish_to_github(report, args.format)
@@ -118,29 +142,37 @@ def _origin(
     return configured, config_path or "pyproject.toml", f"[tool.harness].{name}"
 
 
-class _Outputs:
+class Outputs:
     """The renderings of one report, each made at most once."""
 
-    def __init__(self, report: SuiteReport) -> None:
+    def __init__(self, report: SuiteReport, *, git_commit: str | bool | None = True) -> None:
         self.report = report
+        self._commit = git_commit
         self._json: bytes | None = None
+
+    @property
+    def git_commit(self) -> str | None:
+        """The commit under test: given, or (True) found when first needed."""
+        if self._commit is True:
+            from harness.provenance import git_commit
+
+            self._commit = git_commit()
+        return self._commit or None
 
     def json(self) -> bytes:
         if self._json is None:
-            from harness.provenance import git_commit
             from harness.report import to_json
 
-            self._json = to_json(self.report, git_commit=git_commit())
+            self._json = to_json(self.report, git_commit=self.git_commit)
         return self._json
 
     def junit(self) -> bytes:
         from harness.junit import to_junit_xml
-        from harness.provenance import git_commit
 
-        return to_junit_xml(self.report, git_commit=git_commit())
+        return to_junit_xml(self.report, git_commit=self.git_commit)
 
 
-def _show(outputs: _Outputs, output_format: str) -> None:
+def show(outputs: Outputs, output_format: str) -> None:
     if output_format == "json":
         sys.stdout.write(outputs.json().decode())
     else:
@@ -150,14 +182,14 @@ def _show(outputs: _Outputs, output_format: str) -> None:
     sys.stdout.flush()
 
 
-def _write_artifacts(outputs: _Outputs, *, json_path: str | None, junit_path: str | None) -> None:
+def write_artifacts(outputs: Outputs, *, json_path: str | None, junit_path: str | None) -> None:
     if json_path:
         write_atomic(json_path, outputs.json())
     if junit_path:
         write_atomic(junit_path, outputs.junit())
 
 
-def _record(outputs: _Outputs, path: str) -> None:
+def _record(outputs: Outputs, path: str) -> None:
     from harness.history import History
 
     with History(path) as history:

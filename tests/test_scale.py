@@ -1,0 +1,302 @@
+"""--jobs, --shard and merge: the same verdicts however the suite is split."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import pool
+from harness.cli import main
+from harness.errors import UsageError
+from harness.merge import MergeError, merge_reports, read_part
+from harness.runner import Setup, run_suite
+from harness.shard import Shard, parse_shard
+from harness.suite import load_suite
+from tests.builders import echo_trace, text_step
+from tests.conftest import WriteFixture
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def without_timings(document: dict[str, Any]) -> dict[str, Any]:
+    cases = [{k: v for k, v in case.items() if k != "duration_s"} for case in document["cases"]]
+    kept = {k: v for k, v in document.items() if k not in {"duration_s", "started_at", "cases"}}
+    return {**kept, "cases": cases}
+
+
+@pytest.fixture
+def mixed_suite(write_fixture: WriteFixture) -> Path:
+    """Twelve cases: passing, failing and errored, in one folder."""
+    for i in range(12):
+        expects = {"response_contains": ["hello" if i % 3 else "nope"]}
+        turns = None
+        if i % 5 == 4:
+            turns = [{"user_input": "hi", "steps": [text_step("hello"), text_step("extra")]}]
+        changes: dict[str, Any] = {"model_name": f"case-{i:02d}", "expects": expects}
+        if turns:
+            changes["turns"] = turns
+        path = write_fixture(f"c{i:02d}.json", echo_trace(**changes))
+    return path.parent
+
+
+def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    status = main([*argv, "--format", "json"])
+    return status, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["fork", "forkserver"])
+def test_jobs_output_equals_serial_output(
+    mixed_suite: Path,
+    fork: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Same order, verdicts and JSON (apart from timings) with worker processes."""
+    monkeypatch.setattr(pool, "_can_fork", lambda: fork)
+    serial_status, serial = run_json(["run", "--suite", str(mixed_suite)], capsys)
+    parallel_status, parallel = run_json(
+        ["run", "--suite", str(mixed_suite), "--jobs", "3"], capsys
+    )
+    assert serial_status == parallel_status == 1
+    assert without_timings(parallel) == without_timings(serial)
+
+
+def test_jobs_with_a_project_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    """Plugged-in agents and tools reach the workers too."""
+    argv = [
+        "run",
+        "--suite",
+        str(REPO / "evals" / "regression"),
+        "--agent",
+        "tests.agents:sync_agent",
+    ]
+    status, report = run_json([*argv, "--tools", "tests.agents:upper_tools", "--jobs", "2"], capsys)
+    assert status == 0
+    assert report["passed"] == report["total"]
+
+
+CRASHING = """
+import os
+from harness import ReferenceAgent
+
+class Agent:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def turn(self, user_input):
+        if "crash" in user_input:
+            os._exit(3)
+        return self.inner.turn(user_input)
+
+def factory(provider, tools, observer, workspace):
+    return Agent(ReferenceAgent(provider, tools))
+"""
+
+
+def test_a_crash_in_a_worker_errors_only_its_case(
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A worker that dies takes down its own case only; its neighbours keep their verdicts."""
+    (tmp_path / "crashy_agent.py").write_text(CRASHING)
+    monkeypatch.chdir(tmp_path)
+    for i in range(6):
+        text = "please crash" if i == 2 else "hi"
+        turns = [{"user_input": text, "steps": [text_step("hello")]}]
+        write_fixture(
+            f"c{i}.json",
+            echo_trace(model_name=f"c{i}", turns=turns, expects={"response_contains": ["hello"]}),
+        )
+    argv = ["run", "--suite", "suite", "--agent", "crashy_agent:factory", "--jobs", "2"]
+    status, report = run_json(argv, capsys)
+    assert status == 1
+    verdicts = {case["name"]: (case["passed"], case["error"]) for case in report["cases"]}
+    assert verdicts.pop("c2") == (
+        False,
+        "the worker process running this case crashed (it exited without a result)",
+    )
+    assert all(passed for passed, _ in verdicts.values())
+
+
+@pytest.mark.parametrize("total", [1, 2, 3, 5, 12, 20])
+def test_shards_partition_the_suite(mixed_suite: Path, total: int) -> None:
+    """Every case is in exactly one shard, and shard sizes differ by at most one."""
+    suite = load_suite(str(mixed_suite))
+    shards = [suite.sharded(Shard(index=i, total=total)).cases for i in range(1, total + 1)]
+    names = [case.name for shard in shards for case in shard]
+    assert sorted(names) == sorted(case.name for case in suite.cases)
+    assert len(names) == len(set(names))
+    assert max(map(len, shards)) - min(map(len, shards)) <= 1
+
+
+def test_sharded_runs_merged_equal_the_unsharded_run(
+    mixed_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three shards, merged: the same cases, verdicts and checks as one run."""
+    whole_status, whole = run_json(["run", "--suite", str(mixed_suite)], capsys)
+    parts = []
+    for index in (1, 2, 3):
+        part = tmp_path / f"part{index}.json"
+        main(["run", "--suite", str(mixed_suite), "--shard", f"{index}/3", "--json", str(part)])
+        parts.append(str(part))
+    capsys.readouterr()
+    junit = tmp_path / "merged.junit.xml"
+    merged_status, merged = run_json(["merge", *parts, "--junit", str(junit)], capsys)
+    assert merged_status == whole_status == 1
+    keys = ("name", "source", "passed", "error", "grades", "tool_calls")
+
+    def pick(document: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{k: case[k] for k in keys} for case in document["cases"]]
+
+    assert pick(merged) == pick(whole)
+    assert (merged["passed"], merged["total"]) == (whole["passed"], whole["total"])
+    assert junit.read_text().count("<testcase ") == whole["total"]
+
+
+def test_bad_fixture_fails_every_shard(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Load validation (duplicates included) covers the whole suite in every shard."""
+    write_fixture("a.json", echo_trace(model_name="same"))
+    suite = write_fixture("b.json", echo_trace(model_name="same")).parent
+    for index in (1, 2):
+        assert main(["run", "--suite", str(suite), "--shard", f"{index}/2"]) == 2
+        assert "duplicate case name" in capsys.readouterr().err
+
+
+def test_an_empty_shard_passes(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """More shards than cases: the spare shard has nothing to fail."""
+    suite = write_fixture("a.json", echo_trace()).parent
+    assert main(["run", "--suite", str(suite), "--shard", "2/2"]) == 0
+    assert "0/0 cases passed (0 failed) in shard 2/2 of a 1-case suite" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("spec", "env", "expected"),
+    [
+        ("2/4", {}, (2, 4)),
+        (" 1 / 1 ", {}, (1, 1)),
+        ("auto", {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "5"}, (3, 5)),
+    ],
+)
+def test_shard_specs(spec: str, env: dict[str, str], expected: tuple[int, int]) -> None:
+    """I/N is 1-based; auto reads GitLab's CI_NODE_INDEX/CI_NODE_TOTAL."""
+    shard = parse_shard(spec, env)
+    assert (shard.index, shard.total) == expected
+
+
+@pytest.mark.parametrize("spec", ["0/2", "3/2", "two/4", "1-4", "auto"])
+def test_bad_shard_specs_are_usage_errors(spec: str) -> None:
+    """Out of range, malformed, or auto without the variables."""
+    with pytest.raises(UsageError):
+        parse_shard(spec, {})
+
+
+def shard_parts(mixed_suite: Path, tmp_path: Path, total: int = 2) -> list[str]:
+    parts = []
+    for index in range(1, total + 1):
+        part = tmp_path / f"p{index}.json"
+        main(
+            ["run", "--suite", str(mixed_suite), "--shard", f"{index}/{total}", "--json", str(part)]
+        )
+        parts.append(str(part))
+    return parts
+
+
+def test_merge_refuses_a_missing_shard(mixed_suite: Path, tmp_path: Path) -> None:
+    """Every shard's report is needed."""
+    first, _ = shard_parts(mixed_suite, tmp_path)
+    with pytest.raises(MergeError, match=r"shard\(s\) 2/2 missing"):
+        merge_reports([(first, read_part(first))])
+
+
+def test_merge_refuses_overlap_and_repeated_shards(mixed_suite: Path, tmp_path: Path) -> None:
+    """A shard given twice is refused."""
+    first, second = shard_parts(mixed_suite, tmp_path)
+    with pytest.raises(MergeError, match=r"shard 1/2 is also given as"):
+        merge_reports(
+            [(first, read_part(first)), (second, read_part(second)), (first, read_part(first))]
+        )
+
+
+def test_merge_refuses_parts_of_different_suites_or_modes(
+    mixed_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Parts must come from one suite, one mode, one commit: exit 2 with the culprit named."""
+    first, second = shard_parts(mixed_suite, tmp_path)
+    document = json.loads(Path(second).read_text())
+    document["suite"] = "other"
+    Path(second).write_text(json.dumps(document))
+    capsys.readouterr()
+    assert main(["merge", first, second]) == 2
+    assert (
+        capsys.readouterr().err == f"harness: {second}: suite is 'other', but {first} has 'suite'\n"
+    )
+    document["suite"], document["mode"] = "suite", "live"
+    Path(second).write_text(json.dumps(document))
+    assert main(["merge", first, second]) == 2
+    assert "mode is 'live'" in capsys.readouterr().err
+
+
+def test_merge_refuses_a_case_reported_twice(mixed_suite: Path, tmp_path: Path) -> None:
+    """Overlapping cases (e.g. a part edited by hand) are refused."""
+    first, second = shard_parts(mixed_suite, tmp_path)
+    document = json.loads(Path(second).read_text())
+    document["cases"].append(json.loads(Path(first).read_text())["cases"][0])
+    Path(second).write_text(json.dumps(document))
+    with pytest.raises(MergeError, match=r'case "case-00" is also in'):
+        merge_reports([(first, read_part(first)), (second, read_part(second))])
+
+
+def test_jobs_flag_validation(capsys: pytest.CaptureFixture[str]) -> None:
+    """--jobs takes a positive number or auto."""
+    assert main(["run", "--jobs", "0"]) == 2
+    assert "expected a whole number >= 1 or auto" in capsys.readouterr().err
+
+
+def test_run_suite_with_jobs_keeps_order_in_process(mixed_suite: Path) -> None:
+    """The library call gives the same reports as the serial one."""
+    suite = load_suite(str(mixed_suite))
+    serial = run_suite(suite, setup=Setup())
+    parallel = run_suite(suite, setup=Setup(), jobs=2)
+    assert [(c.name, c.passed, c.error, c.grades) for c in parallel.cases] == [
+        (c.name, c.passed, c.error, c.grades) for c in serial.cases
+    ]
+
+
+def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
+    """The bench generates suites, measures, prints and writes JSON (figures are not judged)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness.bench",
+            "--sizes",
+            "30",
+            "--repeat",
+            "1",
+            "--out",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "harness run end to end" in done.stdout
+    figures = json.loads(out.read_text())
+    assert figures["load"][0]["fixtures"] == 30
+    assert [row["jobs"] for row in figures["run"]] == ["1", "auto"]
+    assert figures["start"]["python_c_pass_s"] > 0
