@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from harness.artifact import write_atomic
+from harness.commands.arguments import jobs, seconds
 from harness.config import MODES, Config, find_pyproject, load_config
 from harness.errors import ConfigError, UsageError
 
@@ -41,40 +42,16 @@ def register(commands: Any) -> None:
     run.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
     run.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
     run.add_argument(
-        "--case-timeout", metavar="SECONDS", type=_seconds, help="per-case limit (default 60)"
+        "--case-timeout", metavar="SECONDS", type=seconds, help="per-case limit (default 60)"
     )
     run.add_argument(
-        "--jobs", metavar="N", type=_jobs, default=1, help="worker processes, or auto (cores)"
+        "--jobs", metavar="N", type=jobs, default=1, help="worker processes, or auto (cores)"
     )
     run.add_argument(
         "--shard", metavar="I/N", help="run shard I of N of the sorted suite (auto: CI_NODE_*)"
     )
     run.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
     run.set_defaults(handler=run_command)
-
-
-def _jobs(text: str) -> int:
-    if text.strip() == "auto":
-        from harness.pool import cpu_count
-
-        return cpu_count()
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1 or auto, got {text!r}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return value
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from harness.artifact import write_atomic
+from harness.commands.arguments import positive_int
 from harness.config import load_config
 from harness.errors import HistoryError, UsageError
 
@@ -17,22 +18,12 @@ DEFAULT_LAST = 10
 """Runs shown when --last is not given."""
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
 def register(commands: Any) -> None:
     """Add `trend` to the subcommands."""
     trend = commands.add_parser("trend", help="show a suite's pass-rate trend from the history")
     trend.add_argument("--suite", metavar="NAME", help="suite name (default: the latest run's)")
     trend.add_argument(
-        "--last", metavar="N", type=_positive, default=DEFAULT_LAST, help="runs to show"
+        "--last", metavar="N", type=positive_int, default=DEFAULT_LAST, help="runs to show"
     )
     trend.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     trend.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page")
