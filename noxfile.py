@@ -127,8 +127,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff (check and format) and mypy --strict."""
+    """ruff (check and format), mypy --strict, and `harness check` over every suite in evals/."""
     session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "lint"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+    suites = sorted(path for path in glob.glob("evals/*") if os.path.isdir(path))
+    session.run("harness", "check", *(arg for suite in suites for arg in ("--suite", suite)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -142,6 +142,10 @@ class LlmTrace(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     """The conversation (at least one turn)."""
     expects: Expects | None = None
     """What the run must satisfy; a fixture without it is rejected."""
+    kind: Literal["positive", "negative"] | None = None
+    """What the case asserts: a behaviour that must happen, or one that must not."""
+    schema: str | None = msgspec.field(default=None, name="$schema")
+    """The fixture JSON Schema, for editors (`harness schema fixture`); ignored by the harness."""
 
 
 class Case(msgspec.Struct, frozen=True, kw_only=True):

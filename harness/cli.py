@@ -32,12 +32,12 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The `harness` command line: one subcommand per module of `harness.commands`."""
-    from harness.commands import history, merge, run, schema, trend
+    from harness.commands import check, history, merge, run, schema, trend
 
     parser = _Parser(prog="harness", description="Replay agent trace fixtures and grade them.")
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (run, merge, trend, history, schema):
+    for command in (run, check, merge, trend, history, schema):
         command.register(commands)
     return parser
 

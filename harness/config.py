@@ -47,6 +47,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Whether the built-in `echo` stays registered beside the project's tools."""
     case_timeout: Annotated[float, msgspec.Meta(gt=0)] = 60.0
     """Seconds a case may run before it errors as hung."""
+    privacy_allow: tuple[str, ...] = ()
+    """Domains, IP addresses or networks, and exact strings the privacy lint accepts."""
 
 
 def find_pyproject(start: str = ".") -> str | None:

@@ -34,7 +34,7 @@ KNOWN_KEYS = (
     "response_contains", "response_not_contains", "tools_used", "tools_not_used",
     "max_tool_calls", "min_tool_calls", "exact_tool_calls", "tool_arguments_contain",
     "tool_results_contain", "all_tools_succeeded", "response_matches", "tool", "needle",
-    "call_index",
+    "call_index", "kind", "$schema",
 )  # fmt: skip
 
 
@@ -78,6 +78,9 @@ def _describe_validation(message: str) -> tuple[str, str]:
     if text.startswith("Invalid value") and path.endswith(".type"):
         got = text.removeprefix("Invalid value ").strip("'")
         return path, f'unknown response type "{got}" (expected "text" or "tool_calls")'
+    if text.startswith("Invalid enum value") and path == "$.kind":
+        got = text.removeprefix("Invalid enum value ").strip("'")
+        return path, f'unknown kind "{got}" (expected "positive" or "negative")'
     if match := _EXPECTED.match(text):
         return path, _expected(match["want"], match["rest"])
     return path, text.replace("`", "")

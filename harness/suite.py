@@ -12,7 +12,7 @@ from harness.errors import FixtureError, SuiteError
 from harness.gcpause import gc_paused
 from harness.shard import Shard
 
-__all__ = ["Suite", "fixture_paths", "load_suite", "unknown_tools"]
+__all__ = ["Suite", "fixture_paths", "load_cases", "load_suite", "unknown_tools"]
 
 
 class Suite(msgspec.Struct, frozen=True, kw_only=True):
@@ -69,6 +69,24 @@ def load_suite(directory: str, tool_names: Iterable[str] | None = ("echo",)) -> 
     Raises:
         SuiteError: The folder is unusable, or at least one fixture is rejected.
     """
+    cases, problems = load_cases(directory, tool_names)
+    if problems:
+        noun = "fixture" if len(problems) == 1 else "fixtures"
+        raise SuiteError(directory, f"{len(problems)} {noun} rejected", tuple(problems))
+    name = os.path.basename(os.path.normpath(directory))
+    return Suite(name=name, directory=directory, cases=tuple(cases), total=len(cases))
+
+
+def load_cases(
+    directory: str, tool_names: Iterable[str] | None = ("echo",)
+) -> tuple[list[Case], list[FixtureError]]:
+    """The admitted cases of a suite folder and every rejection, in file-name order.
+
+    `load_suite` without the all-or-nothing: for tools that report on every fixture.
+
+    Raises:
+        SuiteError: The folder cannot be listed, or holds no fixture.
+    """
     paths = fixture_paths(directory)
     with gc_paused():  # decoded fixtures are acyclic; scanning the growing heap only costs time
         cases, problems = _load_all(paths)
@@ -76,12 +94,9 @@ def load_suite(directory: str, tool_names: Iterable[str] | None = ("echo",)) -> 
     if tool_names is not None:
         registered = frozenset(tool_names)
         problems.extend(problem for case in cases for problem in unknown_tools(case, registered))
-    if problems:
-        problems.sort(key=lambda problem: problem.path)
-        noun = "fixture" if len(problems) == 1 else "fixtures"
-        raise SuiteError(directory, f"{len(problems)} {noun} rejected", tuple(problems))
-    name = os.path.basename(os.path.normpath(directory))
-    return Suite(name=name, directory=directory, cases=tuple(cases), total=len(cases))
+    problems.sort(key=lambda problem: problem.path)
+    rejected = {problem.path for problem in problems}
+    return [case for case in cases if case.source not in rejected], problems
 
 
 def _load_all(paths: list[str]) -> tuple[list[Case], list[FixtureError]]:

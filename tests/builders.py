@@ -87,3 +87,16 @@ def record(
             RecordedCall(name=n, arguments=a, result=r, success=s) for n, a, r, s in calls
         ),
     )
+
+
+TWO_ECHOES: list[dict[str, Any]] = [
+    {
+        "user_input": "echo a, then b",
+        "steps": [
+            calls_step(("echo", {"message": "a"})),
+            calls_step(("echo", {"message": "b"})),
+            text_step("a b"),
+        ],
+    }
+]
+"""One turn that echoes `a`, then `b`, then answers `a b`."""

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from harness.report import SuiteReport
     from harness.runner import Setup
 
-__all__ = ["LIVE_MODE_MESSAGE", "Outputs", "register", "show", "write_artifacts"]
+__all__ = ["LIVE_MODE_MESSAGE", "Outputs", "register", "setup_from", "show", "write_artifacts"]
 
 LIVE_MODE_MESSAGE = "live mode is not implemented yet (Phase 0 supports --mode replay only)"
 
@@ -68,7 +68,7 @@ def run_command(args: argparse.Namespace) -> int:
     if mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
     shard = parse_shard(args.shard) if args.shard else None
-    setup, tool_names = _setup(args, config, config_path)
+    setup, tool_names = setup_from(args, config, config_path)
     suite = load_suite(args.suite or config.suite_dir, tool_names)
     if shard is not None:
         suite = suite.sharded(shard)
@@ -82,7 +82,7 @@ def run_command(args: argparse.Namespace) -> int:
     return report.exit_code()
 
 
-def _setup(
+def setup_from(
     args: argparse.Namespace, config: Config, config_path: str | None
 ) -> tuple[Setup, tuple[str, ...]]:
     """The agent, tools and timeout to run with, and the names of the registered tools."""
@@ -90,7 +90,7 @@ def _setup(
     from harness.runner import Setup
 
     root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
-    setup = Setup(case_timeout=args.case_timeout or config.case_timeout)
+    setup = Setup(case_timeout=getattr(args, "case_timeout", None) or config.case_timeout)
     agent_path, source, key = _origin(args.agent, config.agent, "agent", config_path)
     if agent_path:
         factory = load_agent_factory(agent_path, source=source, key=key, root=root)

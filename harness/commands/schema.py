@@ -8,7 +8,9 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["register"]
+__all__ = ["DIALECT", "register", "schema_text"]
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def register(commands: Any) -> None:
@@ -23,7 +25,11 @@ def schema_command(args: argparse.Namespace) -> int:
     from harness.case import LlmTrace
     from harness.report import ReportDocument
 
-    target: type = ReportDocument if args.kind == "report" else LlmTrace
-    schema = msgspec.json.encode(msgspec.json.schema(target))
-    sys.stdout.write(msgspec.json.format(schema, indent=2).decode() + "\n")
+    sys.stdout.write(schema_text(ReportDocument if args.kind == "report" else LlmTrace))
     return 0
+
+
+def schema_text(target: type) -> str:
+    """The JSON Schema (draft 2020-12) of a msgspec type, as indented JSON."""
+    schema = {"$schema": DIALECT, **msgspec.json.schema(target)}
+    return msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n"

@@ -1,0 +1,199 @@
+"""The privacy lint: fixtures ship forever, so they hold placeholder identities only.
+
+Every string in a fixture (keys included) is scanned for what looks like a real person, secret
+or host:
+
+- `privacy.email`: an e-mail address outside the example domains;
+- `privacy.credential`: an API key or token shape (`sk-…`, `ghp_…`, `AKIA…`, `xox…-`, a JWT,
+  a PEM private key block) or a long high-entropy token;
+- `privacy.ip`: an IP address outside the documentation ranges (192.0.2.0/24,
+  198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32) and loopback;
+- `privacy.url`: a URL to a host that is not an example or reserved name.
+
+Allowed without configuration: example.com, example.org, example.net and their subdomains, and
+the reserved top-level names .example, .test, .invalid and .localhost (RFC 2606), plus
+`localhost`. `privacy_allow` in `[tool.harness]` adds domains (suffix match), IP addresses or
+networks, and exact strings. Findings never print a secret in full.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import msgspec
+
+__all__ = ["Finding", "PrivacyLint"]
+
+EXAMPLE_DOMAINS = ("example.com", "example.org", "example.net")
+RESERVED_TLDS = ("example", "test", "invalid", "localhost")
+DOCUMENTATION_NETWORKS = tuple(
+    ipaddress.ip_network(net)
+    for net in (
+        "192.0.2.0/24",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "2001:db8::/32",
+        "127.0.0.0/8",
+        "::1/128",
+    )
+)
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^@/\s]+@)?(\[[0-9A-Fa-f:.]+\]|[^/\s:?#\"']+)")
+_IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
+_IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
+_CREDENTIALS = (
+    ("OpenAI-style API key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}")),
+    ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
+    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("PEM private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+)
+_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
+ENTROPY_BITS = 4.2
+"""Bits per character above which a long token looks random (hex hashes stay below 4.0)."""
+
+
+class Finding(msgspec.Struct, frozen=True, kw_only=True):
+    """One string that looks like it should not be in a fixture."""
+
+    rule: str
+    """`privacy.email`, `privacy.credential`, `privacy.ip` or `privacy.url`."""
+    location: str
+    """The JSON path of the string."""
+    message: str
+    """What it looks like, with the value masked."""
+
+
+class PrivacyLint:
+    """Scans decoded JSON for real-looking identities, with a configurable allow-list."""
+
+    def __init__(self, allow: Iterable[str] = ()) -> None:
+        self.allowed_strings: set[str] = set()
+        self.allowed_domains: list[str] = []
+        self.allowed_networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        for entry in allow:
+            try:
+                self.allowed_networks.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                self.allowed_strings.add(entry)
+                self.allowed_domains.append(entry.lower().lstrip("."))
+
+    def scan(self, document: Any) -> list[Finding]:
+        """Every finding in a decoded JSON document, in document order."""
+        return [
+            finding for path, text in _strings(document, "$") for finding in self.check(path, text)
+        ]
+
+    def check(self, path: str, text: str) -> Iterator[Finding]:
+        """The findings in one string."""
+        if text in self.allowed_strings:
+            return
+        for match in _EMAIL.finditer(text):
+            if not self._allowed_host(match[1]):
+                yield Finding(
+                    rule="privacy.email",
+                    location=path,
+                    message=f"looks like a real e-mail address: {_mask_email(match[0])}",
+                )
+        for match in _URL.finditer(text):
+            host = match[1].strip("[]").lower()
+            if not self._allowed_host(host):
+                yield Finding(
+                    rule="privacy.url",
+                    location=path,
+                    message=f"links to a non-example host: {host}",
+                )
+        yield from self._ips(path, text)
+        yield from self._credentials(path, text)
+
+    def _ips(self, path: str, text: str) -> Iterator[Finding]:
+        for match in (*_IPV4.finditer(text), *_IPV6.finditer(text)):
+            try:
+                address = ipaddress.ip_address(match[0])
+            except ValueError:
+                continue  # a version number, a time of day: not an address
+            if not self._allowed_ip(address):
+                yield Finding(
+                    rule="privacy.ip",
+                    location=path,
+                    message=f"IP address outside the documentation ranges: {address}",
+                )
+
+    def _credentials(self, path: str, text: str) -> Iterator[Finding]:
+        flagged = False
+        for name, pattern in _CREDENTIALS:
+            for match in pattern.finditer(text):
+                flagged = True
+                yield Finding(
+                    rule="privacy.credential",
+                    location=path,
+                    message=f"looks like a {name}: {_mask(match[0])}",
+                )
+        if flagged:
+            return
+        for match in _TOKEN.finditer(text):
+            token = match[0]
+            if token not in self.allowed_strings and _looks_random(token):
+                yield Finding(
+                    rule="privacy.credential",
+                    location=path,
+                    message=f"looks like a secret token (high entropy): {_mask(token)}",
+                )
+
+    def _allowed_host(self, host: str) -> bool:
+        host = host.lower().rstrip(".")
+        try:
+            return self._allowed_ip(ipaddress.ip_address(host))
+        except ValueError:
+            pass
+        if host == "localhost" or host.rsplit(".", 1)[-1] in RESERVED_TLDS:
+            return True
+        domains = (*EXAMPLE_DOMAINS, *self.allowed_domains)
+        return any(host == domain or host.endswith(f".{domain}") for domain in domains)
+
+    def _allowed_ip(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+        networks = (*DOCUMENTATION_NETWORKS, *self.allowed_networks)
+        return address.is_unspecified or any(address in network for network in networks)
+
+
+def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            child = (
+                f"{path}.{key}"
+                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key)
+                else f"{path}[{key!r}]"
+            )
+            yield child, key
+            yield from _strings(item, child)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, f"{path}[{index}]")
+
+
+def _looks_random(token: str) -> bool:
+    has_digit = any(c.isdigit() for c in token)
+    has_letter = any(c.isalpha() for c in token)
+    if not (has_digit and has_letter):
+        return False
+    counts = Counter(token)
+    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+    return entropy >= ENTROPY_BITS
+
+
+def _mask(secret: str) -> str:
+    return f"{secret[:4]}…({len(secret)} chars)"
+
+
+def _mask_email(address: str) -> str:
+    local, _, domain = address.partition("@")
+    return f"{local[:1]}***@{domain}"

@@ -1,0 +1,81 @@
+"""The privacy lint: real-looking identities are flagged, placeholders are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.privacy import PrivacyLint
+
+
+def rules(text: str, allow: tuple[str, ...] = ()) -> list[str]:
+    return [finding.rule for finding in PrivacyLint(allow).check("$.x", text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("mail jane.doe@gmail.com please", "privacy.email"),
+        ("key sk-proj-abcdefghijklmnopqrstuvwx123", "privacy.credential"),
+        ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "privacy.credential"),
+        ("AKIAIOSFODNN7EXAMPLE", "privacy.credential"),
+        ("xoxb-1234567890-abcdefghij", "privacy.credential"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+            "privacy.credential",
+        ),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIE", "privacy.credential"),
+        ("token Zx9QmV2pL7rT4wK8nB3yH6dF1sJ5gC0aE", "privacy.credential"),
+        ("server at 10.1.2.3", "privacy.ip"),
+        ("dns 8.8.8.8", "privacy.ip"),
+        ("ipv6 2607:f8b0:4005:80b::200e", "privacy.ip"),
+        ("see https://github.com/some/repo", "privacy.url"),
+    ],
+)
+def test_real_looking_values_are_flagged(text: str, rule: str) -> None:
+    """Each rule fires on its shape."""
+    assert rule in rules(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "harness_user@example.com",
+        "ops@mail.example.org",
+        "https://example.net/path?q=1",
+        "http://api.test/v1 and http://localhost:8080/x",
+        "192.0.2.10, 198.51.100.7, 203.0.113.255, 2001:db8::1, 127.0.0.1",
+        "version 1.2.3-beta at 12:30:45 on 2026.12.02",
+        "sha 3f786850e387550fdab836ed7e6dc881de23001b",
+        "naïve café 日本語 ✓",
+        "call_1",
+    ],
+)
+def test_placeholders_and_ordinary_text_pass(text: str) -> None:
+    """Documentation names, ranges and ordinary text raise nothing."""
+    assert rules(text) == []
+
+
+def test_allow_list_accepts_domains_networks_and_strings() -> None:
+    """privacy_allow extends the allowed set."""
+    allow = ("corp.example.io", "10.0.0.0/8", "sk-test-placeholder-0000000000")
+    assert rules("a@corp.example.io https://docs.corp.example.io 10.9.8.7", allow) == []
+    assert rules("sk-test-placeholder-0000000000", allow) == []
+    assert rules("b@other.io", allow) == ["privacy.email"]
+
+
+def test_findings_never_print_the_secret_in_full() -> None:
+    """Messages mask what they found."""
+    secret = "sk-proj-abcdefghijklmnopqrstuvwx123"
+    (finding,) = PrivacyLint().check("$.x", secret)
+    assert secret not in finding.message
+    assert finding.message.endswith("sk-p…(35 chars)")
+
+
+def test_scan_walks_keys_and_values_with_json_paths() -> None:
+    """Nested values and keys are found with their path."""
+    document = {"turns": [{"user_input": "write to bob@corp.io"}], "expects": {"jane@corp.io": 1}}
+    found = [(f.rule, f.location) for f in PrivacyLint().scan(document)]
+    assert found == [
+        ("privacy.email", "$.turns[0].user_input"),
+        ("privacy.email", "$.expects['jane@corp.io']"),
+    ]
