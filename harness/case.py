@@ -10,6 +10,7 @@ file, the JSON path and the reason.
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ import msgspec
 
 from harness.diagnosis import describe_decode_error
 from harness.errors import FixtureError
+from harness.limits import DEFAULT_LIMITS, Limits
 from harness.pattern import compile_pattern
 
 __all__ = [
@@ -172,8 +174,6 @@ _decoder = msgspec.json.Decoder(LlmTrace)
 # Non-blocking, so that opening a FIFO named like a fixture cannot hang the run.
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
-MAX_FIXTURE_BYTES = 10 * 1024 * 1024
-"""The default size limit of one fixture file."""
 
 STRING_FAMILIES = (
     "response_contains",
@@ -185,16 +185,17 @@ STRING_FAMILIES = (
 PAYLOAD_FAMILIES = ("tool_arguments_contain", "tool_results_contain")
 
 
-def load_case(path: str, max_bytes: int = MAX_FIXTURE_BYTES) -> Case:
+def load_case(path: str, limits: Limits = DEFAULT_LIMITS) -> Case:
     """Read, decode and validate one fixture file.
 
     Raises:
         FixtureError: The file cannot be read, is not a valid trace, or could not fail.
     """
-    return Case(source=path, trace=decode_trace(path, read_fixture(path, max_bytes)))
+    data = read_fixture(path, limits.max_fixture_bytes)
+    return Case(source=path, trace=decode_trace(path, data, limits.max_nesting))
 
 
-def read_fixture(path: str, max_bytes: int = MAX_FIXTURE_BYTES) -> bytes:
+def read_fixture(path: str, max_bytes: int = DEFAULT_LIMITS.max_fixture_bytes) -> bytes:
     """The bytes of a fixture file, read with a bound.
 
     Only a regular file is read: a folder, FIFO, socket or device is refused without blocking
@@ -206,7 +207,7 @@ def read_fixture(path: str, max_bytes: int = MAX_FIXTURE_BYTES) -> bytes:
     try:
         fd = os.open(path, _READ_FLAGS)
     except OSError as exc:
-        raise FixtureError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        raise FixtureError(path, None, _unreadable(path, exc)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -229,31 +230,47 @@ def read_fixture(path: str, max_bytes: int = MAX_FIXTURE_BYTES) -> bytes:
     return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
 
 
+def _unreadable(path: str, exc: OSError) -> str:
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "is not a regular file, not a fixture file"  # a socket, say: no open()
+    except OSError:
+        pass
+    return f"cannot read: {exc.strerror or exc}"
+
+
 def _too_large(size: int, limit: int) -> str:
     return f"is {size} bytes, over the {limit}-byte limit (max_fixture_bytes)"
 
 
-def decode_trace(path: str, data: bytes) -> LlmTrace:
+def decode_trace(path: str, data: bytes, max_nesting: int = DEFAULT_LIMITS.max_nesting) -> LlmTrace:
     """Decode and validate fixture bytes; `path` only names the culprit in errors.
 
     Raises:
         FixtureError: The bytes are not a valid trace, or the trace could not fail.
     """
+    if data.startswith(codecs.BOM_UTF8):
+        reason = "starts with a byte order mark (BOM): save it as UTF-8 without a BOM"
+        raise FixtureError(path, "line 1, column 1", reason)
     try:
         trace = _decoder.decode(data)
     except msgspec.MsgspecError as exc:
         location, reason = describe_decode_error(exc, data)
         raise FixtureError(path, location, reason) from None
-    for location, reason in _problems(trace):
+    except RecursionError:
+        limit = f"the limit is {max_nesting} levels, max_nesting"
+        reason = f"nests deeper than the decoder follows ({limit})"
+        raise FixtureError(path, None, reason) from None
+    for location, reason in _problems(trace, max_nesting):
         raise FixtureError(path, location, reason)
     return trace
 
 
-def _problems(trace: LlmTrace) -> Iterator[tuple[str, str]]:
+def _problems(trace: LlmTrace, max_nesting: int) -> Iterator[tuple[str, str]]:
     """Every reason the trace is not admitted, in document order (the first one is reported)."""
     if not trace.model_name.strip():
         yield "$.model_name", "empty case name"
-    yield from _turn_problems(trace.turns)
+    yield from _turn_problems(trace.turns, max_nesting)
     expects = trace.expects
     if expects is None:
         yield "$", 'missing "expects": declares no effective expectation'
@@ -272,7 +289,7 @@ def _problems(trace: LlmTrace) -> Iterator[tuple[str, str]]:
     yield from _bound_problems(expects)
 
 
-def _turn_problems(turns: tuple[Turn, ...]) -> Iterator[tuple[str, str]]:
+def _turn_problems(turns: tuple[Turn, ...], max_nesting: int) -> Iterator[tuple[str, str]]:
     if not turns:
         yield "$.turns", "no turns: replay would drive the agent zero times"
     for t, turn in enumerate(turns):
@@ -290,6 +307,20 @@ def _turn_problems(turns: tuple[Turn, ...]) -> Iterator[tuple[str, str]]:
                     yield f"{at}[{c}].id", "empty call id"
                 if not call.name:
                     yield f"{at}[{c}].name", "empty call name"
+                if isinstance(call.arguments, dict | list) and _depth(call.arguments) > max_nesting:
+                    reason = f"nests deeper than {max_nesting} levels (max_nesting)"
+                    yield f"{at}[{c}].arguments", reason
+
+
+def _depth(value: Any) -> int:
+    """How deep arrays and objects nest in a JSON value (iterative: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return deepest
 
 
 Problem = tuple[str, str] | None

@@ -15,6 +15,7 @@ import msgspec
 from harness.case import Case, read_fixture
 from harness.errors import FixtureError, SuiteError
 from harness.grader import evaluate_expects
+from harness.limits import DEFAULT_LIMITS, Limits
 from harness.mutation import strength
 from harness.privacy import PrivacyLint
 from harness.record import RunRecord
@@ -84,6 +85,7 @@ def check_suites(
     tool_names: Iterable[str] | None = ("echo",),
     privacy: PrivacyLint | None = None,
     min_strength: float | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> CheckReport:
     """Check every fixture of every suite folder."""
     lint = privacy or PrivacyLint()
@@ -92,12 +94,12 @@ def check_suites(
     balances: list[SuiteBalance] = []
     for directory in directories:
         try:
-            paths = fixture_paths(directory)
+            paths = fixture_paths(directory, limits)
         except SuiteError as exc:
             findings.append(_error("load", directory, None, exc.reason))
             continue
-        findings.extend(_privacy(paths, lint))
-        cases, rejected = load_cases(directory, tool_names)
+        findings.extend(_privacy(paths, lint, limits))
+        cases, rejected = load_cases(directory, tool_names, limits)
         findings.extend(_error("load", p.path, p.location, p.reason) for p in rejected)
         for case in cases:
             findings.extend(_vacuous(case))
@@ -116,14 +118,15 @@ def _error(rule: str, file: str, location: str | None, message: str) -> CheckFin
     return CheckFinding(severity="error", rule=rule, file=file, location=location, message=message)
 
 
-def _privacy(paths: Sequence[str], lint: PrivacyLint) -> list[CheckFinding]:
+def _privacy(paths: Sequence[str], lint: PrivacyLint, limits: Limits) -> list[CheckFinding]:
     found: list[CheckFinding] = []
     for path in paths:
         try:
-            document = msgspec.json.decode(read_fixture(path))
+            document = msgspec.json.decode(read_fixture(path, limits.max_fixture_bytes))
+            findings = lint.scan(document)
         except (FixtureError, msgspec.MsgspecError, RecursionError):
             continue  # the load rules report it
-        found.extend(_error(f.rule, path, f.location, f.message) for f in lint.scan(document))
+        found.extend(_error(f.rule, path, f.location, f.message) for f in findings)
     return found
 
 

@@ -16,11 +16,12 @@ from typing import NoReturn
 from harness.commands.run import LIVE_MODE_MESSAGE
 from harness.console import complain
 from harness.errors import HarnessError, UsageError
+from harness.interrupt import exit_status, signal_name
 from harness.version import __version__
 
 __all__ = ["LIVE_MODE_MESSAGE", "build_parser", "main"]
 
-EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,9 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNUSABLE
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else EXIT_UNUSABLE
-    except KeyboardInterrupt:
-        complain("interrupted")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        name = signal_name(exc)
+        complain(f"interrupted by {name}")
+        return exit_status(name)
     except BrokenPipeError:
         # The reader went away (`harness run | head`); say nothing more on a closed pipe.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

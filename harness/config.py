@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from harness.errors import ConfigError
+from harness.limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
     "DEFAULT_HISTORY",
@@ -27,6 +28,7 @@ MODES = ("replay", "live")
 Mode = Literal["replay", "live"]
 _SECTION = "[tool.harness]"
 PATH_KEYS = ("suite_dir", "history")
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 """Keys holding paths, which are relative to the pyproject.toml that sets them."""
 
 
@@ -49,6 +51,24 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Seconds a case may run before it errors as hung."""
     privacy_allow: tuple[str, ...] = ()
     """Domains, IP addresses or networks, and exact strings the privacy lint accepts."""
+    max_fixture_bytes: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_fixture_bytes
+    """A fixture file larger than this is refused before it is read."""
+    max_nesting: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_nesting
+    """How deep a call's `arguments` may nest."""
+    max_fixtures: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_fixtures
+    """A suite with more fixtures than this is refused."""
+    follow_external_symlinks: bool = DEFAULT_LIMITS.follow_external_symlinks
+    """Whether a fixture may be a symlink to a file outside its suite folder."""
+
+    @property
+    def limits(self) -> Limits:
+        """The input bounds this configuration sets."""
+        return Limits(
+            max_fixture_bytes=self.max_fixture_bytes,
+            max_nesting=self.max_nesting,
+            max_fixtures=self.max_fixtures,
+            follow_external_symlinks=self.follow_external_symlinks,
+        )
 
 
 def find_pyproject(start: str = ".") -> str | None:
@@ -93,11 +113,19 @@ def load_config(path: str | None = None) -> Config:
 def _section(path: str) -> dict[str, Any]:
     try:
         with open(path, "rb") as file:
-            data = tomllib.load(file)
+            raw = file.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(path, None, f"is over {MAX_CONFIG_BYTES} bytes: not a pyproject.toml")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, None, f"is not valid UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, None, f"invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(path, None, "invalid TOML: nested too deeply") from None
     tool = data.get("tool", {})
     table = tool.get("harness", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):

@@ -43,10 +43,16 @@ def describe_decode_error(exc: msgspec.MsgspecError, data: bytes) -> tuple[str, 
     message = str(exc)
     if isinstance(exc, msgspec.ValidationError):
         return _describe_validation(message)
-    byte = _BYTE.match(message)
-    if byte:
-        offset = int(byte["offset"])
-        reason = byte["message"].removeprefix("JSON is malformed: ")
+    if "UTF-8" in message:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            culprit = f"0x{data[bad.start]:02x}"
+            return text_position(data, bad.start), f"is not valid UTF-8 (byte {culprit})"
+    at_byte = _BYTE.match(message)
+    if at_byte:
+        offset = int(at_byte["offset"])
+        reason = at_byte["message"].removeprefix("JSON is malformed: ")
     else:
         offset = len(data)
         reason = "unexpected end of file" if "truncated" in message else message

@@ -61,6 +61,8 @@ def to_junit_xml(report: SuiteReport, *, git_commit: str | None = None) -> bytes
     properties = {"mode": report.mode, "harness_version": __version__}
     if git_commit:
         properties["git_commit"] = git_commit
+    if report.interrupted:
+        properties["interrupted"] = report.interrupted
     suite = TestSuite(
         clean(report.suite),
         [_testcase(report.suite, case) for case in report.cases],

@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
@@ -49,30 +49,45 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def run_in_workers(cases: Sequence[Case], setup: Setup, jobs: int) -> list[CaseReport]:
-    """Run `cases` on `jobs` worker processes; the reports come back in case order."""
+def run_in_workers(cases: Sequence[Case], setup: Setup, jobs: int) -> Iterator[CaseReport]:
+    """Run `cases` on `jobs` worker processes, yielding the reports in case order.
+
+    Stopping the iteration early (Ctrl-C, SIGTERM) cancels the chunks not yet started.
+    """
     global _cases, _setup
-    forked = _can_fork()
-    _cases, _setup = (cases, setup) if forked else ((), None)
+    _cases, _setup = cases, setup  # inherited by forked workers; unused otherwise
     try:
-        reports: list[CaseReport | None] = [None] * len(cases)
-        crashed: list[int] = []
-        with _pool(setup, jobs, forked) as pool:
-            futures = [
-                (span, pool.submit(_run_chunk, span, None if forked else _payload(cases, span)))
-                for span in _chunks(len(cases), jobs)
-            ]
-            for span, future in futures:
-                results = _result(future)
-                if results is None:
-                    crashed.extend(span)
-                for index, report in zip(span, results or (), strict=False):
-                    reports[index] = report
-        for index in crashed:  # one at a time, so a crash is pinned on its own case
-            reports[index] = _run_alone(cases, index, setup)
+        chunks = _chunks(len(cases), jobs)
+        while chunks:
+            chunks = yield from _run_chunks(cases, setup, jobs, chunks)
     finally:
         _cases, _setup = (), None
-    return [report for report in reports if report is not None]
+
+
+def _run_chunks(
+    cases: Sequence[Case], setup: Setup, jobs: int, chunks: list[range]
+) -> Generator[CaseReport, None, list[range]]:
+    """Yield the chunks' reports in order; return the chunks left when a worker crashed."""
+    forked = _can_fork()
+    pool = _pool(setup, jobs, forked)
+    try:
+        futures = [
+            pool.submit(_run_chunk, span, None if forked else _payload(cases, span))
+            for span in chunks
+        ]
+        for position, (span, future) in enumerate(zip(chunks, futures, strict=True)):
+            results = _result(future)
+            if results is None:  # the pool broke: pin the crash, then go on in a new pool
+                pool.shutdown(wait=False, cancel_futures=True)
+                for index in span:
+                    yield _run_alone(cases, index, setup)
+                return chunks[position + 1 :]
+            yield from results
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return []
 
 
 def _can_fork() -> bool:

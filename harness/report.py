@@ -68,6 +68,8 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True):
     """The slice of the suite this run covered, or None for all of it."""
     suite_total: int = -1
     """How many cases the whole suite holds (-1: the same as `total`)."""
+    interrupted: str | None = None
+    """The signal that stopped the run early (`SIGINT`, `SIGTERM`), or None."""
 
     @property
     def total(self) -> int:
@@ -95,6 +97,8 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True):
 
         A run of no case never passes, except a shard that the split left empty.
         """
+        if self.interrupted is not None:
+            return False
         return self.failed == 0 and (self.total > 0 or self.shard is not None)
 
     def exit_code(self) -> int:
@@ -137,6 +141,7 @@ class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     cases: tuple[CaseDocument, ...]
     shard: Shard | None = None
     suite_total: int | None = None
+    interrupted: str | None = None
 
 
 def to_document(report: SuiteReport, *, git_commit: str | None = None) -> ReportDocument:
@@ -158,6 +163,7 @@ def to_document(report: SuiteReport, *, git_commit: str | None = None) -> Report
         cases=tuple(_case_document(case) for case in report.cases),
         shard=report.shard,
         suite_total=report.suite_total if report.suite_total >= 0 else report.total,
+        interrupted=report.interrupted,
     )
 
 

@@ -8,14 +8,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from harness.agent import Agent, ReferenceAgent
 from harness.case import Case
 from harness.driver import converse, within
 from harness.errors import CaseError, ConfigError
+from harness.extension import ExtensionError, FanOut, grade_with
 from harness.gcpause import gc_paused
-from harness.grader import evaluate_expects
+from harness.grader import Grader, GradeResult, evaluate_expects
+from harness.interrupt import signal_name
 from harness.observer import ObservedProvider, Observer, RecordingObserver
 from harness.provider import ModelProvider
+from harness.record import RecordedCall
+from harness.redact import for_report
 from harness.replay import ReplayProvider
 from harness.report import CaseReport, SuiteReport
 from harness.suite import Suite
@@ -60,6 +66,10 @@ class Setup:
     """Seconds before a case errors as hung (None: no limit)."""
     agent_name: str = "the agent factory"
     """How errors name the agent factory (its config path, say)."""
+    observers: tuple[Observer, ...] = ()
+    """The project's own observers, notified of every event after the recorder."""
+    graders: tuple[Grader, ...] = ()
+    """The project's own graders, run after the expectations."""
 
     @property
     def can_hang(self) -> bool:
@@ -83,7 +93,8 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
         ConfigError: The agent factory returned something that is not an agent.
     """
     started = time.perf_counter()
-    observer = RecordingObserver()
+    recorder = RecordingObserver()
+    observer: Observer = FanOut(recorder, setup.observers) if setup.observers else recorder
     replay = ReplayProvider(case.trace)
     final_response, error, trace = "", None, None
     timeout = setup.case_timeout if setup.can_hang else None
@@ -100,17 +111,66 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
         except Exception as exc:  # an agent bug errors its case, never the suite
             error = f"{type(exc).__name__}: {exc}"
             trace = "".join(traceback.format_exception(exc))
-    record = observer.record(final_response)
-    grades = () if error else evaluate_expects(case.expects, record)
-    return CaseReport(
-        name=case.name,
-        source=case.source,
-        grades=grades,
-        error=error,
-        traceback=trace,
-        record=record,
-        duration=time.perf_counter() - started,
+    record = recorder.record(final_response)
+    if isinstance(observer, FanOut) and observer.failure and error is None:
+        error = observer.failure
+    grades: tuple[GradeResult, ...] = ()
+    if error is None:
+        grades = evaluate_expects(case.expects, record)
+        try:
+            grades += grade_with(setup.graders, record)
+        except ExtensionError as exc:
+            grades, error = (), str(exc)
+            trace = "".join(traceback.format_exception(exc.__cause__ or exc))
+    return _published(
+        CaseReport(
+            name=case.name,
+            source=case.source,
+            grades=grades,
+            error=error,
+            traceback=trace,
+            record=record,
+            duration=time.perf_counter() - started,
+        )
     )
+
+
+def _published(report: CaseReport) -> CaseReport:
+    """The report as every output may show it: texts bounded and credentials redacted.
+
+    Grading has already seen the real run; what leaves the case is scrubbed, once, here.
+    """
+    record = report.record
+    calls = tuple(_published_call(call) for call in record.tool_calls)
+    grades = tuple(_published_grade(grade) for grade in report.grades)
+    response = for_report(record.final_response)
+    error = None if report.error is None else for_report(report.error)
+    trace = None if report.traceback is None else for_report(report.traceback)
+    unchanged = (
+        response == record.final_response
+        and error == report.error
+        and trace == report.traceback
+        and all(new is old for new, old in zip(calls, record.tool_calls, strict=True))
+        and all(new is old for new, old in zip(grades, report.grades, strict=True))
+    )
+    if unchanged:
+        return report  # the common case: nothing to scrub, nothing to copy
+    record = msgspec.structs.replace(record, final_response=response, tool_calls=calls)
+    return msgspec.structs.replace(
+        report, grades=grades, error=error, traceback=trace, record=record
+    )
+
+
+def _published_call(call: RecordedCall) -> RecordedCall:
+    arguments, result = for_report(call.arguments), for_report(call.result)
+    if arguments == call.arguments and result == call.result:
+        return call
+    return msgspec.structs.replace(call, arguments=arguments, result=result)
+
+
+def _published_grade(grade: GradeResult) -> GradeResult:
+    detail = for_report(grade.detail)
+    return grade if detail == grade.detail else msgspec.structs.replace(grade, detail=detail)
 
 
 def _build_agent(
@@ -139,13 +199,20 @@ def run_suite(
     """
     started_at = time.time()
     started = time.perf_counter()
+    finished: list[CaseReport] = []
+    interrupted = None
     with gc_paused():
         if jobs > 1 and len(suite.cases) > 1:
             from harness.pool import run_in_workers
 
-            cases = tuple(run_in_workers(suite.cases, setup, min(jobs, len(suite.cases))))
+            reports = run_in_workers(suite.cases, setup, min(jobs, len(suite.cases)))
         else:
-            cases = tuple(run_case(case, setup) for case in suite.cases)
+            reports = (run_case(case, setup) for case in suite.cases)
+        try:
+            finished.extend(reports)
+        except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: keep what finished
+            interrupted = signal_name(exc)
+    cases = tuple(finished)
     return SuiteReport(
         suite=suite.name,
         directory=suite.directory,
@@ -155,6 +222,7 @@ def run_suite(
         duration=time.perf_counter() - started,
         shard=suite.shard,
         suite_total=suite.total,
+        interrupted=interrupted,
     )
 
 

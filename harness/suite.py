@@ -10,6 +10,7 @@ import msgspec
 from harness.case import PAYLOAD_FAMILIES, Case, ToolCallsReply, load_case
 from harness.errors import FixtureError, SuiteError
 from harness.gcpause import gc_paused
+from harness.limits import DEFAULT_LIMITS, Limits
 from harness.shard import Shard
 
 __all__ = ["Suite", "fixture_paths", "load_cases", "load_suite", "unknown_tools"]
@@ -36,13 +37,13 @@ class Suite(msgspec.Struct, frozen=True, kw_only=True):
         )
 
 
-def fixture_paths(directory: str) -> list[str]:
+def fixture_paths(directory: str, limits: Limits = DEFAULT_LIMITS) -> list[str]:
     """The direct `*.json` children of `directory`, sorted by file name.
 
     Not recursive; the suffix is case-sensitive.
 
     Raises:
-        SuiteError: The folder cannot be listed, or holds no fixture.
+        SuiteError: The folder cannot be listed, holds no fixture, or more than max_fixtures.
     """
     try:
         names = sorted(name for name in os.listdir(directory) if name.endswith(".json"))
@@ -51,10 +52,18 @@ def fixture_paths(directory: str) -> list[str]:
         raise SuiteError(directory, reason) from None
     if not names:
         raise SuiteError(directory, f"no *.json trace fixtures found in {directory}")
+    if len(names) > limits.max_fixtures:
+        reason = (
+            f"{directory}: holds {len(names)} fixtures, over the limit of "
+            f"{limits.max_fixtures} (max_fixtures)"
+        )
+        raise SuiteError(directory, reason)
     return [os.path.join(directory, name) for name in names]
 
 
-def load_suite(directory: str, tool_names: Iterable[str] | None = ("echo",)) -> Suite:
+def load_suite(
+    directory: str, tool_names: Iterable[str] | None = ("echo",), limits: Limits = DEFAULT_LIMITS
+) -> Suite:
     """Load and validate every fixture of a suite folder.
 
     The whole suite is checked before anything runs, and every rejected file is reported at
@@ -65,11 +74,12 @@ def load_suite(directory: str, tool_names: Iterable[str] | None = ("echo",)) -> 
         tool_names: The tools the agent's registry holds. An expectation naming a tool that is
             neither registered nor scripted by its own fixture could never fail (or never
             pass), so it is rejected. None skips this check.
+        limits: Bounds on what is read.
 
     Raises:
         SuiteError: The folder is unusable, or at least one fixture is rejected.
     """
-    cases, problems = load_cases(directory, tool_names)
+    cases, problems = load_cases(directory, tool_names, limits)
     if problems:
         noun = "fixture" if len(problems) == 1 else "fixtures"
         raise SuiteError(directory, f"{len(problems)} {noun} rejected", tuple(problems))
@@ -78,7 +88,7 @@ def load_suite(directory: str, tool_names: Iterable[str] | None = ("echo",)) -> 
 
 
 def load_cases(
-    directory: str, tool_names: Iterable[str] | None = ("echo",)
+    directory: str, tool_names: Iterable[str] | None = ("echo",), limits: Limits = DEFAULT_LIMITS
 ) -> tuple[list[Case], list[FixtureError]]:
     """The admitted cases of a suite folder and every rejection, in file-name order.
 
@@ -87,9 +97,9 @@ def load_cases(
     Raises:
         SuiteError: The folder cannot be listed, or holds no fixture.
     """
-    paths = fixture_paths(directory)
+    paths = fixture_paths(directory, limits)
     with gc_paused():  # decoded fixtures are acyclic; scanning the growing heap only costs time
-        cases, problems = _load_all(paths)
+        cases, problems = _load_all(directory, paths, limits)
     problems.extend(_duplicate_names(cases))
     if tool_names is not None:
         registered = frozenset(tool_names)
@@ -99,15 +109,30 @@ def load_cases(
     return [case for case in cases if case.source not in rejected], problems
 
 
-def _load_all(paths: list[str]) -> tuple[list[Case], list[FixtureError]]:
+def _load_all(
+    directory: str, paths: list[str], limits: Limits
+) -> tuple[list[Case], list[FixtureError]]:
     cases: list[Case] = []
     problems: list[FixtureError] = []
+    inside = None if limits.follow_external_symlinks else os.path.realpath(directory) + os.sep
     for path in paths:
         try:
-            cases.append(load_case(path))
+            if inside is not None and os.path.islink(path):
+                _check_link(path, inside)
+            cases.append(load_case(path, limits))
         except FixtureError as problem:
             problems.append(problem)
     return cases, problems
+
+
+def _check_link(path: str, inside: str) -> None:
+    target = os.path.realpath(path)
+    if not target.startswith(inside):
+        reason = (
+            f"is a symlink to {target}, outside the suite folder "
+            "(follow_external_symlinks = true allows it)"
+        )
+        raise FixtureError(path, None, reason)
 
 
 def _duplicate_names(cases: list[Case]) -> Iterator[FixtureError]:

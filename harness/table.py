@@ -26,6 +26,8 @@ def render_table(report: SuiteReport) -> str:
     summary = f"{report.passed}/{report.total} cases passed ({report.failed} failed)"
     if report.shard is not None:
         summary += f" in shard {report.shard} of a {report.suite_total}-case suite"
+    if report.interrupted is not None:
+        summary += f"; INTERRUPTED by {report.interrupted}: the other cases did not run"
     out.append(summary)
     return "\n".join(out)
 

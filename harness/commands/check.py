@@ -59,6 +59,7 @@ def check_command(args: argparse.Namespace) -> int:
         tool_names=tool_names,
         privacy=PrivacyLint(config.privacy_allow),
         min_strength=args.min_strength,
+        limits=config.limits,
     )
     if args.format == "json":
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(report), indent=2).decode() + "\n")

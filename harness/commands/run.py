@@ -12,6 +12,7 @@ from harness.artifact import write_atomic
 from harness.commands.arguments import jobs, seconds
 from harness.config import MODES, Config, find_pyproject, load_config
 from harness.errors import ConfigError, UsageError
+from harness.interrupt import exit_status, stop_on_sigterm
 
 if TYPE_CHECKING:
     from harness.report import SuiteReport
@@ -69,16 +70,19 @@ def run_command(args: argparse.Namespace) -> int:
         raise UsageError(LIVE_MODE_MESSAGE)
     shard = parse_shard(args.shard) if args.shard else None
     setup, tool_names = setup_from(args, config, config_path)
-    suite = load_suite(args.suite or config.suite_dir, tool_names)
+    suite = load_suite(args.suite or config.suite_dir, tool_names, config.limits)
     if shard is not None:
         suite = suite.sharded(shard)
-    report = run_suite(suite, mode=mode, setup=setup, jobs=args.jobs)
+    with stop_on_sigterm():
+        report = run_suite(suite, mode=mode, setup=setup, jobs=args.jobs)
     outputs = Outputs(report)
     show(outputs, args.format)
     write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
-    if args.history is not None:
-        _record(outputs, args.history or config.history)
+    if args.history is not None and report.interrupted is None:
+        _record(outputs, args.history or config.history)  # a partial run would skew the trend
     _publish_to_github(report, args.format)
+    if report.interrupted is not None:
+        return exit_status(report.interrupted)
     return report.exit_code()
 
 

@@ -1,0 +1,73 @@
+"""Scrubbing credentials out of what a run recorded, before any report shows it.
+
+Tool results, arguments, responses, error messages and grade details pass through `redact`
+on their way into a `CaseReport`, so the table, the JSON and JUnit artifacts, the GitHub job
+summary and the history never hold a secret that a tool or agent printed. Grading itself sees
+the real run. The rule: a credential keeps its first 4 characters, followed by `*[REDACTED]`:
+
+- a value after a secret-looking key: `api_key=abcd1234` -> `api_key=abcd*[REDACTED]`
+  (keys: api_key, apikey, token, access_token, secret, client_secret, password, passwd, pwd,
+  authorization, auth, private_key, access_key; separators `=` or `:`, quotes allowed);
+- `Bearer <token>` and `Basic <token>`;
+- known token shapes: `sk-…`, `ghp_…`/`github_pat_…`, `AKIA…`/`ASIA…`, `xox…-`, JWTs;
+- a PEM private key block, entirely.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MARK", "RECORD_LIMIT", "for_report", "redact"]
+
+MARK = "*[REDACTED]"
+KEEP = 4
+
+_KEYED = re.compile(
+    r"""(?ix)
+    \b(api[_-]?key|access[_-]?token|refresh[_-]?token|token|client[_-]?secret|secret|
+       password|passwd|pwd|authorization|auth|private[_-]?key|access[_-]?key)
+    (["']?\s*[:=]\s*["']?)
+    ((?:bearer\s+|basic\s+)?)
+    ([^\s"'&,;]{8,})
+    """
+)
+_SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{8,})")
+_SHAPES = re.compile(
+    r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
+)
+_PEM = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
+# Substrings (lower case) without which no pattern above can match: a cheap first screen.
+_TRIGGERS = (
+    "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "sk-", "ghp_", "gho_",
+    "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "eyj", "-----begin",
+)  # fmt: skip
+_SCREEN = re.compile("|".join(map(re.escape, _TRIGGERS)))
+
+
+def _keep(secret: str) -> str:
+    return secret[:KEEP] + MARK
+
+
+def redact(text: str) -> str:
+    """`text` with every credential it holds cut to its first 4 characters and a mark."""
+    if not _SCREEN.search(text.lower()):
+        return text  # the common case: nothing that could be a credential
+    text = _PEM.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
+    text = _KEYED.sub(
+        lambda m: f"{m[1]}{m[2]}{m[3]}{_keep(m[4])}" if MARK not in m[4] else m[0], text
+    )
+    text = _SCHEME.sub(lambda m: f"{m[1]}{m[2]}{_keep(m[3])}" if MARK not in m[3] else m[0], text)
+    return _SHAPES.sub(lambda m: _keep(m[0]), text)
+
+
+RECORD_LIMIT = 1_000_000
+"""Characters of one recorded text (a response, arguments, a result) kept in reports."""
+
+
+def for_report(text: str) -> str:
+    """`text` bounded to `RECORD_LIMIT` characters (with a visible marker), then redacted."""
+    if len(text) > RECORD_LIMIT:
+        text = f"{text[:RECORD_LIMIT]}…[truncated {len(text) - RECORD_LIMIT} chars]"
+    return redact(text)
