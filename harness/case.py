@@ -28,6 +28,7 @@ __all__ = [
     "Expects",
     "LlmTrace",
     "PayloadExpect",
+    "RequestExpects",
     "ScriptedCall",
     "Step",
     "TextReply",
@@ -115,6 +116,17 @@ class PayloadExpect(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     """Which call to `tool`, 0-based in dispatch order; any call when omitted."""
 
 
+class RequestExpects(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Checks on what the agent sent to the replay endpoint, in every request."""
+
+    tools_offered: tuple[str, ...] = ()
+    """Tool names every request offers in `tools`."""
+    system_prompt_contains: tuple[str, ...] = ()
+    """Text every request's system (or developer) message contains."""
+    params: dict[str, Any] = msgspec.field(default_factory=dict)
+    """Top-level request fields and the values every request sends (e.g. temperature)."""
+
+
 class Expects(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The declarative expectations, graded in the order of the fields below."""
 
@@ -129,6 +141,7 @@ class Expects(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     tool_results_contain: tuple[PayloadExpect, ...] = ()
     all_tools_succeeded: bool | None = None
     response_matches: tuple[str, ...] = ()
+    requests: RequestExpects | None = None
 
     def is_empty(self) -> bool:
         """Whether no expectation is declared at all."""
@@ -352,10 +365,21 @@ def _bad_regex(family: str, sources: tuple[str, ...]) -> Problem:
     return None
 
 
+def _bad_requests(family: str, checks: RequestExpects) -> Problem:
+    if not (checks.tools_offered or checks.system_prompt_contains or checks.params):
+        return f"$.expects.{family}", "declares no request check"
+    for name in ("tools_offered", "system_prompt_contains"):
+        problem = _empty_entry(f"{family}.{name}", getattr(checks, name))
+        if problem is not None:
+            return problem
+    return None
+
+
 _CHECKS: dict[str, Any] = {
     **dict.fromkeys(STRING_FAMILIES, _empty_entry),
     **dict.fromkeys(PAYLOAD_FAMILIES, _empty_payload),
     "response_matches": _bad_regex,
+    "requests": _bad_requests,
 }
 
 

@@ -23,6 +23,7 @@ from harness.provider import Message, ModelReply, ToolCall, Usage
 from harness.tools import ToolSpec
 
 __all__ = [
+    "content_text",
     "from_openai_message",
     "from_openai_messages",
     "to_openai_message",
@@ -87,7 +88,7 @@ def from_openai_message(message: Mapping[str, Any]) -> Message:
     )
     return Message(
         role=message["role"],
-        content=_text(message.get("content")),
+        content=content_text(message.get("content")),
         tool_calls=calls,
         tool_call_id=message.get("tool_call_id"),
     )
@@ -116,10 +117,12 @@ def _arguments(raw: Any) -> Any:
         return raw
 
 
-def _text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """A message's `content` as text: a string as is, the text of content parts in order."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    # Content parts: keep the text ones, in order.
-    return "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return json.dumps(content)

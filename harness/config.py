@@ -45,6 +45,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """`package.module:factory` building the project's own agent (default: the reference loop)."""
     tools: str | None = None
     """`package.module:factory` making the project's own tools."""
+    agent_command: str | None = None
+    """A command that runs the agent in any language against the replay endpoint."""
     default_tools: bool = True
     """Whether the built-in `echo` stays registered beside the project's tools."""
     case_timeout: Annotated[float, msgspec.Meta(gt=0)] = 60.0

@@ -34,7 +34,8 @@ KNOWN_KEYS = (
     "response_contains", "response_not_contains", "tools_used", "tools_not_used",
     "max_tool_calls", "min_tool_calls", "exact_tool_calls", "tool_arguments_contain",
     "tool_results_contain", "all_tools_succeeded", "response_matches", "tool", "needle",
-    "call_index", "kind", "$schema",
+    "call_index", "kind", "$schema", "requests", "tools_offered", "system_prompt_contains",
+    "params",
 )  # fmt: skip
 
 

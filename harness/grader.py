@@ -91,6 +91,10 @@ def _grades(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
         )
     for source in expects.response_matches:
         yield _grade_match(source, response)
+    if expects.requests is not None:
+        from harness.request_checks import grade_requests
+
+        yield from grade_requests(expects.requests, record.requests)
 
 
 def _count_grades(expects: Expects, count: int, names: tuple[str, ...]) -> Iterator[GradeResult]:

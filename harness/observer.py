@@ -7,7 +7,7 @@ agent consumed; `RecordingObserver` turns those events into the run's `RunRecord
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -71,13 +71,14 @@ class RecordingObserver:
             self._input_tokens += event.input_tokens
             self._output_tokens += event.output_tokens
 
-    def record(self, final_response: str) -> RunRecord:
+    def record(self, final_response: str, requests: tuple[Any, ...] = ()) -> RunRecord:
         """The run as recorded so far, ending with `final_response`."""
         return RunRecord(
             final_response=final_response,
             tool_calls=tuple(self._calls),
             input_tokens=self._input_tokens,
             output_tokens=self._output_tokens,
+            requests=requests,
         )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 __all__ = ["RecordedCall", "RunRecord"]
@@ -35,6 +37,8 @@ class RunRecord(msgspec.Struct, frozen=True, kw_only=True):
     """Prompt tokens of the replies the agent consumed."""
     output_tokens: int = 0
     """Completion tokens of the replies the agent consumed."""
+    requests: tuple[Any, ...] = ()
+    """Each request body the agent sent to the replay endpoint (wire runs only)."""
 
     @property
     def tool_names(self) -> tuple[str, ...]:

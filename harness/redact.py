@@ -17,7 +17,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MARK", "RECORD_LIMIT", "for_report", "redact"]
+import msgspec
+
+from harness.grader import GradeResult
+from harness.record import RecordedCall
+from harness.report import CaseReport
+
+__all__ = ["MARK", "RECORD_LIMIT", "for_report", "published", "redact"]
 
 MARK = "*[REDACTED]"
 KEEP = 4
@@ -71,3 +77,41 @@ def for_report(text: str) -> str:
     if len(text) > RECORD_LIMIT:
         text = f"{text[:RECORD_LIMIT]}…[truncated {len(text) - RECORD_LIMIT} chars]"
     return redact(text)
+
+
+def published(report: CaseReport) -> CaseReport:
+    """The report as every output may show it: texts bounded and credentials redacted.
+
+    Grading has already seen the real run; what leaves the case is scrubbed, once, here.
+    """
+    record = report.record
+    calls = tuple(_published_call(call) for call in record.tool_calls)
+    grades = tuple(_published_grade(grade) for grade in report.grades)
+    response = for_report(record.final_response)
+    error = None if report.error is None else for_report(report.error)
+    trace = None if report.traceback is None else for_report(report.traceback)
+    unchanged = (
+        response == record.final_response
+        and error == report.error
+        and trace == report.traceback
+        and all(new is old for new, old in zip(calls, record.tool_calls, strict=True))
+        and all(new is old for new, old in zip(grades, report.grades, strict=True))
+    )
+    if unchanged:
+        return report  # the common case: nothing to scrub, nothing to copy
+    record = msgspec.structs.replace(record, final_response=response, tool_calls=calls)
+    return msgspec.structs.replace(
+        report, grades=grades, error=error, traceback=trace, record=record
+    )
+
+
+def _published_call(call: RecordedCall) -> RecordedCall:
+    arguments, result = for_report(call.arguments), for_report(call.result)
+    if arguments == call.arguments and result == call.result:
+        return call
+    return msgspec.structs.replace(call, arguments=arguments, result=result)
+
+
+def _published_grade(grade: GradeResult) -> GradeResult:
+    detail = for_report(grade.detail)
+    return grade if detail == grade.detail else msgspec.structs.replace(grade, detail=detail)

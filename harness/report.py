@@ -7,6 +7,8 @@ read them. Everything else in the document is additive.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from harness.grader import GradeResult
@@ -120,6 +122,7 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True):
     final_response: str
     tool_calls: tuple[RecordedCall, ...]
     traceback: str | None = None
+    requests: tuple[Any, ...] = ()
 
 
 class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -180,6 +183,7 @@ def _case_document(case: CaseReport) -> CaseDocument:
         final_response=case.record.final_response,
         tool_calls=case.record.tool_calls,
         traceback=case.traceback,
+        requests=case.record.requests,
     )
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-import msgspec
 
 from harness.agent import Agent, ReferenceAgent
 from harness.case import Case
@@ -20,8 +19,7 @@ from harness.grader import Grader, GradeResult, evaluate_expects
 from harness.interrupt import signal_name
 from harness.observer import ObservedProvider, Observer, RecordingObserver
 from harness.provider import ModelProvider
-from harness.record import RecordedCall
-from harness.redact import for_report
+from harness.redact import published
 from harness.replay import ReplayProvider
 from harness.report import CaseReport, SuiteReport
 from harness.suite import Suite
@@ -30,6 +28,7 @@ from harness.workspace import Workspace
 
 if TYPE_CHECKING:
     from harness.plugin import ToolsFactory
+    from harness.wire import WireSession
 
 __all__ = [
     "DEFAULT_CASE_TIMEOUT",
@@ -68,6 +67,12 @@ class Setup:
     """How errors name the agent factory (its config path, say)."""
     observers: tuple[Observer, ...] = ()
     """The project's own observers, notified of every event after the recorder."""
+    agent_command: tuple[str, ...] = ()
+    """An agent in any language: the command run once per case (JSON lines on stdin/stdout)."""
+    wire: bool = False
+    """Whether the agent factory takes `base_url` and `api_key` (it talks to the endpoint)."""
+    root: str | None = None
+    """The project folder, where the agent command runs."""
     graders: tuple[Grader, ...] = ()
     """The project's own graders, run after the expectations."""
 
@@ -77,7 +82,13 @@ class Setup:
 
         The reference loop over the default tools is bounded, so it runs without a watchdog.
         """
-        return self.agent_factory is not reference_agent or self.tools is not default_tools
+        custom = self.agent_factory is not reference_agent or self.tools is not default_tools
+        return custom or self.wired
+
+    @property
+    def wired(self) -> bool:
+        """Whether the agent is replayed over the wire (the OpenAI-compatible endpoint)."""
+        return bool(self.agent_command) or self.wire
 
 
 DEFAULT_SETUP = Setup()
@@ -97,12 +108,18 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     observer: Observer = FanOut(recorder, setup.observers) if setup.observers else recorder
     replay = ReplayProvider(case.trace)
     final_response, error, trace = "", None, None
+    session: WireSession | None = None
     timeout = setup.case_timeout if setup.can_hang else None
-    with Workspace() as workspace:
+    with Workspace() as workspace, ExitStack() as stack:
         try:
-            registry = ToolRegistry(setup.tools(), observer)
             provider = ObservedProvider(replay, observer)
-            agent = _build_agent(setup, provider, registry, observer, workspace)
+            if setup.wired:
+                from harness.wire import shared_server  # only wire runs pay for the server
+
+                server = shared_server()
+                session = stack.enter_context(server.session(case.name, provider, observer))
+            agent = _build_agent(setup, case, provider, observer, workspace, session)
+            stack.callback(getattr(agent, "close", _nothing))
             final_response = within(timeout, lambda: converse(agent, case.trace, replay))
         except ConfigError:
             raise
@@ -111,7 +128,11 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
         except Exception as exc:  # an agent bug errors its case, never the suite
             error = f"{type(exc).__name__}: {exc}"
             trace = "".join(traceback.format_exception(exc))
-    record = recorder.record(final_response)
+    requests: tuple[object, ...] = ()
+    if session is not None:
+        requests = tuple(session.requests)
+        error = _wire_error(session.finish(), error)
+    record = recorder.record(final_response, requests)
     if isinstance(observer, FanOut) and observer.failure and error is None:
         error = observer.failure
     grades: tuple[GradeResult, ...] = ()
@@ -122,7 +143,7 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
         except ExtensionError as exc:
             grades, error = (), str(exc)
             trace = "".join(traceback.format_exception(exc.__cause__ or exc))
-    return _published(
+    return published(
         CaseReport(
             name=case.name,
             source=case.source,
@@ -135,52 +156,50 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     )
 
 
-def _published(report: CaseReport) -> CaseReport:
-    """The report as every output may show it: texts bounded and credentials redacted.
-
-    Grading has already seen the real run; what leaves the case is scrubbed, once, here.
-    """
-    record = report.record
-    calls = tuple(_published_call(call) for call in record.tool_calls)
-    grades = tuple(_published_grade(grade) for grade in report.grades)
-    response = for_report(record.final_response)
-    error = None if report.error is None else for_report(report.error)
-    trace = None if report.traceback is None else for_report(report.traceback)
-    unchanged = (
-        response == record.final_response
-        and error == report.error
-        and trace == report.traceback
-        and all(new is old for new, old in zip(calls, record.tool_calls, strict=True))
-        and all(new is old for new, old in zip(grades, report.grades, strict=True))
-    )
-    if unchanged:
-        return report  # the common case: nothing to scrub, nothing to copy
-    record = msgspec.structs.replace(record, final_response=response, tool_calls=calls)
-    return msgspec.structs.replace(
-        report, grades=grades, error=error, traceback=trace, record=record
-    )
+def _nothing() -> None:
+    """No clean-up to do."""
 
 
-def _published_call(call: RecordedCall) -> RecordedCall:
-    arguments, result = for_report(call.arguments), for_report(call.result)
-    if arguments == call.arguments and result == call.result:
-        return call
-    return msgspec.structs.replace(call, arguments=arguments, result=result)
-
-
-def _published_grade(grade: GradeResult) -> GradeResult:
-    detail = for_report(grade.detail)
-    return grade if detail == grade.detail else msgspec.structs.replace(grade, detail=detail)
+def _wire_error(problems: list[str], error: str | None) -> str | None:
+    """The case's error: what went wrong on the wire first, since the agent's failure follows."""
+    if not problems:
+        return error
+    if error is None or error in problems:
+        return "; ".join(problems)
+    return f"{'; '.join(problems)} (then: {error})"
 
 
 def _build_agent(
     setup: Setup,
+    case: Case,
     provider: ModelProvider,
-    registry: ToolRegistry,
     observer: Observer,
     workspace: Workspace,
+    session: WireSession | None,
 ) -> Agent:
-    agent = setup.agent_factory(provider, registry, observer, workspace)
+    if session is not None:
+        from harness.wire import shared_server
+
+        base_url = shared_server().url
+    if session is not None and setup.agent_command:
+        from harness.agent_process import AgentProcess
+
+        env = {"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": session.api_key}
+        return AgentProcess(setup.agent_command, {**env, "HARNESS_CASE": case.name}, setup.root)
+    if session is not None:
+        # Over the wire the endpoint records the calls; the tools stay usable, unrecorded here.
+        registry = ToolRegistry(setup.tools(), RecordingObserver())
+        agent = setup.agent_factory(
+            provider,
+            registry,
+            observer,
+            workspace,
+            base_url=base_url,  # type: ignore[call-arg]
+            api_key=session.api_key,
+        )
+    else:
+        registry = ToolRegistry(setup.tools(), observer)
+        agent = setup.agent_factory(provider, registry, observer, workspace)
     if not callable(getattr(agent, "turn", None)):
         raise ConfigError(
             setup.agent_name,

@@ -43,6 +43,11 @@ def register(commands: Any) -> None:
     run.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
     run.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
     run.add_argument(
+        "--agent-command",
+        metavar="COMMAND",
+        help="an agent in any language, replayed over the OpenAI-compatible endpoint",
+    )
+    run.add_argument(
         "--case-timeout", metavar="SECONDS", type=seconds, help="per-case limit (default 60)"
     )
     run.add_argument(
@@ -97,8 +102,20 @@ def setup_from(
     setup = Setup(case_timeout=getattr(args, "case_timeout", None) or config.case_timeout)
     agent_path, source, key = _origin(args.agent, config.agent, "agent", config_path)
     if agent_path:
-        factory = load_agent_factory(agent_path, source=source, key=key, root=root)
-        setup = replace(setup, agent_factory=factory, agent_name=f"{source}: {agent_path}")
+        factory, wire = load_agent_factory(agent_path, source=source, key=key, root=root)
+        setup = replace(
+            setup, agent_factory=factory, agent_name=f"{source}: {agent_path}", wire=wire
+        )
+    command, command_source, command_key = _origin(
+        getattr(args, "agent_command", None), config.agent_command, "agent_command", config_path
+    )
+    if command:
+        if agent_path:
+            reason = "set either agent or agent_command, not both"
+            raise ConfigError(command_source, command_key, reason)
+        setup = replace(
+            setup, agent_command=_command(command, command_source, command_key), root=root
+        )
     tools_path, source, key = _origin(args.tools, config.tools, "tools", config_path)
     if tools_path:
         tools = load_tools_factory(
@@ -112,6 +129,18 @@ def setup_from(
             "false leaves no tool at all: set `tools` to the project's tools factory",
         )
     return setup, check_tools(setup.tools, source=source, key=key)
+
+
+def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:
+    import shlex
+
+    try:
+        argv = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise ConfigError(source, key, f"cannot split the command: {exc}") from None
+    if not argv:
+        raise ConfigError(source, key, "the command is empty")
+    return argv
 
 
 def _origin(

@@ -1,0 +1,352 @@
+"""Replay over the wire: the OpenAI-compatible endpoint, real clients, and recording at the wire."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import textwrap
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from openai import BadRequestError, OpenAI
+
+from harness.case import LlmTrace
+from harness.cli import main
+from harness.observer import ObservedProvider, RecordingObserver
+from harness.replay import ReplayProvider
+from harness.wire import ReplayServer
+from tests.builders import ECHO_TRACE, echo_trace, text_step
+from tests.conftest import WriteFixture
+
+REPO = Path(__file__).resolve().parent.parent
+REGRESSION = str(REPO / "evals" / "regression")
+NODE = shutil.which("node")
+
+
+@pytest.fixture(scope="module")
+def server() -> Any:
+    served = ReplayServer()
+    yield served
+    served.close()
+
+
+def session_for(server: ReplayServer, trace: dict[str, Any]) -> Any:
+    observer = RecordingObserver()
+    replay = ReplayProvider(msgspec.convert(trace, LlmTrace))
+    return server.session("demo", ObservedProvider(replay, observer), observer), observer
+
+
+def test_completions_serve_the_script_in_the_official_format(server: ReplayServer) -> None:
+    """A tool_calls step, then a text step: ids, JSON-string arguments, usage, finish_reason."""
+    context, observer = session_for(server, ECHO_TRACE)
+    with context as session:
+        client = OpenAI(base_url=server.url, api_key=session.api_key, max_retries=0)
+        first = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}]
+        )
+        (call,) = [c.model_dump() for c in first.choices[0].message.tool_calls or ()]
+        function = call["function"]
+        assert (call["id"], function["name"], json.loads(function["arguments"])) == (
+            "call_1",
+            "echo",
+            {"message": "hello"},
+        )
+        assert first.choices[0].finish_reason == "tool_calls"
+        assert first.usage is not None
+        assert (
+            first.usage.prompt_tokens,
+            first.usage.completion_tokens,
+        ) == (30, 15)
+        messages: list[Any] = [
+            {"role": "user", "content": "hi"},
+            first.choices[0].message.model_dump(exclude_none=True),
+            {"role": "tool", "tool_call_id": "call_1", "content": "hello"},
+        ]
+        second = client.chat.completions.create(model="m", messages=messages)
+        assert second.choices[0].message.content == "The echo tool said: hello"
+        assert second.choices[0].finish_reason == "stop"
+        assert session.finish() == []
+        assert len(session.requests) == 2
+    (recorded,) = observer.record("").tool_calls
+    assert (recorded.name, recorded.arguments, recorded.result) == (
+        "echo",
+        '{"message":"hello"}',
+        "hello",
+    )
+    assert (observer.record("").input_tokens, observer.record("").output_tokens) == (80, 25)
+
+
+def test_streaming_ends_with_done(server: ReplayServer) -> None:
+    """stream=true answers as server-sent events in the official chunk format."""
+    context, _ = session_for(server, ECHO_TRACE)
+    with context as session:
+        client = OpenAI(base_url=server.url, api_key=session.api_key, max_retries=0)
+        chunks = list(
+            client.chat.completions.create(
+                model="m",
+                messages=[{"role": "user", "content": "hi"}],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+        )
+        deltas = [c.choices[0].delta for c in chunks if c.choices]
+        (call,) = [part for delta in deltas for part in delta.tool_calls or ()]
+        assert (call.id, call.function and call.function.name) == ("call_1", "echo")
+        assert chunks[-1].usage is not None
+        assert chunks[-1].usage.total_tokens == 45
+        assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
+        request = urllib.request.Request(
+            f"{server.url}/chat/completions",
+            data=json.dumps({"model": "m", "messages": [], "stream": True}).encode(),
+            headers={
+                "Authorization": f"Bearer {session.api_key}",
+                "Content-Type": "application/json",
+            },
+        )
+        with urllib.request.urlopen(request) as response:
+            body = response.read().decode()
+        assert body.rstrip().endswith("data: [DONE]")
+        assert "The echo tool said: hello" in body
+
+
+def test_models_and_errors(server: ReplayServer) -> None:
+    """GET /v1/models works; an unknown key and an unscripted request get OpenAI-style errors."""
+    with urllib.request.urlopen(f"{server.url}/models") as response:
+        assert json.loads(response.read())["data"][0]["id"] == "harness-replay"
+    assert server.url.startswith("http://127.0.0.1:")
+    context, _ = session_for(
+        server, echo_trace(turns=[{"user_input": "hi", "steps": [text_step("only")]}])
+    )
+    with context as session:
+        client = OpenAI(base_url=server.url, api_key=session.api_key, max_retries=0)
+        client.chat.completions.create(model="m", messages=[])
+        with pytest.raises(
+            BadRequestError, match="requested more LLM responses than the trace provides"
+        ):
+            client.chat.completions.create(model="m", messages=[])
+        assert "turn 0 requested more" in session.problems[0]
+    stranger = OpenAI(base_url=server.url, api_key="not-a-case", max_retries=0)
+    with pytest.raises(Exception, match="unknown API key"):
+        stranger.chat.completions.create(model="m", messages=[])
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        pytest.param(["--agent", "tests.wire_agents:factory"], id="openai-python"),
+        pytest.param(
+            ["--agent", "tests.wire_agents:streaming_factory"], id="openai-python-streaming"
+        ),
+        pytest.param(
+            ["--agent-command", f"{NODE} tests/agents/node_agent.mjs"],
+            id="node-subprocess",
+            marks=pytest.mark.skipif(NODE is None, reason="Node.js is not installed"),
+        ),
+    ],
+)
+def test_regression_suite_passes_over_the_wire(
+    flags: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The gated fixtures replay green through real clients; requests are kept in the report."""
+    monkeypatch.chdir(REPO)
+    report = tmp_path / "r.json"
+    assert main(["run", "--suite", REGRESSION, "--json", str(report), *flags]) == 0, (
+        capsys.readouterr()
+    )
+    doc = json.loads(report.read_text())
+    assert doc["passed"] == doc["total"] >= 8
+    unicode_case = next(c for c in doc["cases"] if c["name"] == "unicode-tool-arguments-roundtrip")
+    assert unicode_case["tool_calls"][0]["result"] == "naïve café 日本語 ✓"
+    assert unicode_case["requests"][0]["model"] == "gpt-test"
+
+
+OUTSIDE_AGENT = """
+import json, sys
+from openai import OpenAI
+
+client = OpenAI()  # OPENAI_BASE_URL and OPENAI_API_KEY come from the environment
+messages = []
+for line in sys.stdin:
+    messages.append({"role": "user", "content": json.loads(line)["user_input"]})
+    while True:
+        message = client.chat.completions.create(model="any", messages=messages).choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            break
+        for call in message.tool_calls:
+            text = json.loads(call.function.arguments).get("message", "(empty)")
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+    print(json.dumps({"response": message.content}), flush=True)
+"""
+
+
+def test_an_outside_script_with_only_its_base_url_changed(
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """agent_command in config runs a plain openai-client script against the endpoint."""
+    (tmp_path / "agent.py").write_text(textwrap.dedent(OUTSIDE_AGENT))
+    write_fixture(
+        "a.json",
+        echo_trace(
+            expects={
+                "tool_results_contain": [{"tool": "echo", "needle": "hello"}],
+                "exact_tool_calls": 1,
+            }
+        ),
+    )
+    write_fixture("b.json", echo_trace(model_name="fails", expects={"response_contains": ["nope"]}))
+    config = tmp_path / "pyproject.toml"
+    config.write_text(
+        f'[tool.harness]\nsuite_dir = "suite"\nagent_command = "{sys.executable} agent.py"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert [(c["name"], c["passed"]) for c in doc["cases"]] == [
+        ("single-tool-echo", True),
+        ("fails", False),
+    ]
+
+
+def test_a_wrong_tool_call_id_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """A tool result under an id no scripted call has errors the case, naming the id."""
+    argv = [
+        "run",
+        "--suite",
+        REGRESSION,
+        "--agent",
+        "tests.wire_agents:wrong_id_factory",
+        "--format",
+        "json",
+    ]
+    assert main(argv) == 1
+    cases = {c["name"]: c for c in json.loads(capsys.readouterr().out)["cases"]}
+    error = cases["single-tool-echo"]["error"]
+    assert 'tool_call_id "call_bogus", which no scripted call has' in error
+    assert 'scripted tool call "call_1" (echo) never got a result' in error
+    assert cases["smoke-greeting"]["passed"] is True
+
+
+CRASHING = 'import sys\nsys.stderr.write("boom: missing config\\n")\nsys.exit(3)\n'
+SILENT = "import sys, time\nfor line in sys.stdin:\n    time.sleep(30)\n"
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        (
+            CRASHING,
+            "the agent process exited with status 3 without answering the turn; "
+            "stderr: boom: missing config",
+        ),
+        (SILENT, "case timed out after 0.5s (case_timeout)"),
+    ],
+    ids=["crash", "silent"],
+)
+def test_a_crashed_or_silent_subprocess_errors_its_case(
+    script: str,
+    message: str,
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The subprocess's failure is the case's error, with its stderr or the timeout."""
+    (tmp_path / "agent.py").write_text(script)
+    suite = write_fixture("a.json", echo_trace()).parent
+    argv = [
+        "run",
+        "--suite",
+        str(suite),
+        "--agent-command",
+        f"{sys.executable} {tmp_path / 'agent.py'}",
+    ]
+    assert main([*argv, "--case-timeout", "0.5", "--format", "json"]) == 1
+    (case,) = json.loads(capsys.readouterr().out)["cases"]
+    assert case["error"].startswith(message)
+
+
+def request_trace(requests: dict[str, Any]) -> dict[str, Any]:
+    return echo_trace(expects={"exact_tool_calls": 1, "requests": requests})
+
+
+@pytest.mark.parametrize(
+    ("requests", "passed", "detail"),
+    [
+        (
+            {
+                "tools_offered": ["echo"],
+                "system_prompt_contains": ["helpful"],
+                "params": {"temperature": 0},
+            },
+            True,
+            "in all 2 request(s)",
+        ),
+        ({"params": {"temperature": 0.7}}, False, 'request 0: "temperature" was 0'),
+        ({"tools_offered": ["search"]}, False, 'request 0: not offered; tools offered: ["echo"]'),
+    ],
+)
+def test_request_checks(
+    requests: dict[str, Any],
+    passed: bool,
+    detail: str,
+    write_fixture: WriteFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """expects.requests asserts on what the agent sent, in every request."""
+    suite = write_fixture("a.json", request_trace(requests)).parent
+    argv = [
+        "run",
+        "--suite",
+        str(suite),
+        "--agent",
+        "tests.wire_agents:factory",
+        "--format",
+        "json",
+    ]
+    assert main(argv) == (0 if passed else 1)
+    (case,) = json.loads(capsys.readouterr().out)["cases"]
+    request_grades = [g for g in case["grades"] if g["check"].startswith("requests.")]
+    assert request_grades[-1]["detail"] == detail
+
+
+def test_request_checks_fail_without_a_wire_agent(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In-process agents send no request, so request checks cannot pass."""
+    suite = write_fixture("a.json", request_trace({"tools_offered": ["echo"]})).parent
+    assert main(["run", "--suite", str(suite), "--format", "json"]) == 1
+    (case,) = json.loads(capsys.readouterr().out)["cases"]
+    assert case["grades"][-1]["detail"].startswith("no request was recorded")
+
+
+@pytest.mark.parametrize(
+    ("requests", "location", "reason"),
+    [
+        ({}, "$.expects.requests", "declares no request check"),
+        ({"tools_offered": [""]}, "$.expects.requests.tools_offered[0]", "zero-length entry"),
+        ({"tool_offered": ["echo"]}, "$.expects.requests.tool_offered", "unknown key"),
+    ],
+)
+def test_request_checks_are_fail_closed(
+    requests: dict[str, Any],
+    location: str,
+    reason: str,
+    write_fixture: WriteFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An empty block, an empty entry or an unknown key is refused at load."""
+    path = write_fixture("a.json", request_trace(requests))
+    assert main(["run", "--suite", str(path.parent)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: {location}: " in err
+    assert reason in err
