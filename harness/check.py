@@ -160,8 +160,9 @@ def _strength(
             "claim",
             case.source,
             "$.expects",
-            f"the name claims {claim.claim}, but these mutants survive: "
-            f"{', '.join(claim.survivors)}; {claim.fix}",
+            f"the name claims {claim.claim}, but "
+            + (f"these mutants survive: {', '.join(claim.survivors)}; " if claim.survivors else "")
+            + claim.fix,
         )
         for claim in measured.claims
     ]

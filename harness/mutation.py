@@ -157,11 +157,9 @@ _COUNT_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|single|double|triple|multi|multiple|many|\d+"
 )
 _ROUND_TRIP = re.compile(r"round[\W_]*trip|roundtrip|echo[\W_]*back", re.IGNORECASE)
-_COUNT = re.compile(
-    rf"(?:^|[\W_])(?:{_COUNT_WORDS})[\W_]*(?:tool[\W_]*)?(?:calls?|dispatch(?:es)?|tools?|invocations?)"
-    r"(?:$|[\W_])|twice|thrice|chain",
-    re.IGNORECASE,
-)
+_COUNT_WORD = re.compile(rf"(?:^|[\W_])(?:{_COUNT_WORDS})(?:$|[\W_])", re.IGNORECASE)
+_COUNTED = re.compile(r"calls?|dispatch|invocation|times|tools?(?:$|[\W_])", re.IGNORECASE)
+_COUNT_ALONE = re.compile(r"twice|thrice|chain", re.IGNORECASE)
 _ORDER = re.compile(
     r"order|sequen|(?:^|[\W_])then(?:$|[\W_])|chain|before|after|(?:^|[\W_])first(?:$|[\W_])",
     re.IGNORECASE,
@@ -173,7 +171,7 @@ def claims(name: str) -> tuple[str, ...]:
     found = []
     if _ROUND_TRIP.search(name):
         found.append("round trip")
-    if _COUNT.search(name):
+    if _COUNT_ALONE.search(name) or (_COUNT_WORD.search(name) and _COUNTED.search(name)):
         found.append("N dispatches")
     if _ORDER.search(name):
         found.append("order")
@@ -199,3 +197,12 @@ def _unbacked_claims(case: Case, record: RunRecord, survivors: list[Mutant]) -> 
         surviving = tuple(mutant.label for mutant in survivors if mutant.kind in kinds)
         if surviving:
             yield Claim(claim=claim, survivors=surviving, fix=fix)
+        elif claim == "order" and count > 1 and not _pins_an_order(case):
+            # Calls to different tools cannot be swapped detectably; the claim is still unbacked.
+            yield Claim(claim=claim, survivors=(), fix="no expectation uses call_index: " + fix)
+
+
+def _pins_an_order(case: Case) -> bool:
+    expects = case.expects
+    payloads = (*expects.tool_arguments_contain, *expects.tool_results_contain)
+    return any(entry.call_index is not None for entry in payloads)

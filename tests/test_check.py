@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from tests.builders import TWO_ECHOES, echo_trace, text_step
+from tests.builders import TWO_ECHOES, calls_step, echo_trace, text_step
 from tests.conftest import WriteFixture
 
 REPO = Path(__file__).resolve().parent.parent
@@ -168,3 +168,30 @@ def test_fixtures_validate_against_the_fixture_schema(capsys: pytest.CaptureFixt
     broken["expects"]["respnse_contains"] = ["x"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+def test_an_order_claim_across_tools_needs_call_index(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Swapping calls to two tools is undetectable, so an order claim must pin call_index."""
+    turns = [
+        {
+            "user_input": "search, then summarise",
+            "steps": [
+                calls_step(("search", {"q": "x"})),
+                calls_step(("summarise", {"text": "y"})),
+                text_step("done"),
+            ],
+        }
+    ]
+    expects = {"exact_tool_calls": 2, "tools_used": ["search", "summarise"]}
+    suite = write_fixture(
+        "search_then_summarise.json",
+        echo_trace(
+            model_name="search-then-summarise", kind="positive", turns=turns, expects=expects
+        ),
+    ).parent
+    status, report = check(["--suite", str(suite)], capsys)
+    assert status == 1
+    (claim,) = [f for f in report["findings"] if f["rule"] == "claim"]
+    assert "claims order, but no expectation uses call_index" in claim["message"]
