@@ -80,6 +80,7 @@ def run_command(args: argparse.Namespace) -> int:
         suite = suite.sharded(shard)
     with stop_on_sigterm():
         report = run_suite(suite, mode=mode, setup=setup, jobs=args.jobs)
+    del suite  # the report holds what is shown; the decoded fixtures can go before rendering
     outputs = Outputs(report)
     show(outputs, args.format)
     write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
@@ -184,7 +185,8 @@ class Outputs:
 
 def show(outputs: Outputs, output_format: str) -> None:
     if output_format == "json":
-        sys.stdout.write(outputs.json().decode())
+        sys.stdout.flush()
+        sys.stdout.buffer.write(outputs.json())  # bytes as they are: no second, decoded copy
     else:
         from harness.table import render_table
 
