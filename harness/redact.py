@@ -16,6 +16,7 @@ the real run. The rule: a credential keeps its first 4 characters, followed by `
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import msgspec
 
@@ -90,16 +91,20 @@ def published(report: CaseReport) -> CaseReport:
     response = for_report(record.final_response)
     error = None if report.error is None else for_report(report.error)
     trace = None if report.traceback is None else for_report(report.traceback)
+    requests = tuple(_published_json(request) for request in record.requests)
     unchanged = (
         response == record.final_response
         and error == report.error
         and trace == report.traceback
+        and requests == record.requests
         and all(new is old for new, old in zip(calls, record.tool_calls, strict=True))
         and all(new is old for new, old in zip(grades, report.grades, strict=True))
     )
     if unchanged:
         return report  # the common case: nothing to scrub, nothing to copy
-    record = msgspec.structs.replace(record, final_response=response, tool_calls=calls)
+    record = msgspec.structs.replace(
+        record, final_response=response, tool_calls=calls, requests=requests
+    )
     return msgspec.structs.replace(
         report, grades=grades, error=error, traceback=trace, record=record
     )
@@ -110,6 +115,17 @@ def _published_call(call: RecordedCall) -> RecordedCall:
     if arguments == call.arguments and result == call.result:
         return call
     return msgspec.structs.replace(call, arguments=arguments, result=result)
+
+
+def _published_json(value: Any) -> Any:
+    """A request body with every string in it bounded and redacted."""
+    if isinstance(value, str):
+        return for_report(value)
+    if isinstance(value, list):
+        return [_published_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _published_json(item) for key, item in value.items()}
+    return value
 
 
 def _published_grade(grade: GradeResult) -> GradeResult:

@@ -350,3 +350,40 @@ def test_request_checks_are_fail_closed(
     err = capsys.readouterr().err
     assert f"{path}: {location}: " in err
     assert reason in err
+
+
+LEAKY_AGENT = """
+import json, sys
+from openai import OpenAI
+
+client = OpenAI()
+system = "You are helpful. Use api_key=sk-proj-Zk3mQ9vT2xW7pL4nR8yB1cD6 for the backend."
+for line in sys.stdin:
+    user = {"role": "user", "content": json.loads(line)["user_input"]}
+    messages = [{"role": "system", "content": system}, user]
+    message = client.chat.completions.create(model="any", messages=messages).choices[0].message
+    print(json.dumps({"response": message.content}), flush=True)
+"""
+
+
+def test_secrets_in_requests_are_redacted_in_the_report(
+    write_fixture: WriteFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Request bodies kept for diagnosis pass through the scrubber too."""
+    (tmp_path / "agent.py").write_text(textwrap.dedent(LEAKY_AGENT))
+    turns = [{"user_input": "hi", "steps": [text_step("hello")]}]
+    suite = write_fixture(
+        "a.json", echo_trace(turns=turns, expects={"response_contains": ["hello"]})
+    ).parent
+    argv = [
+        "run",
+        "--suite",
+        str(suite),
+        "--agent-command",
+        f"{sys.executable} {tmp_path / 'agent.py'}",
+    ]
+    assert main([*argv, "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "Zk3mQ9vT2xW7pL4nR8yB1cD6" not in out
+    (case,) = json.loads(out)["cases"]
+    assert "api_key=sk-p*[REDACTED]" in case["requests"][0]["messages"][0]["content"]
