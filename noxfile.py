@@ -51,12 +51,15 @@ def regression(session: nox.Session) -> None:
 def capability(session: nox.Session) -> None:
     """Nightly: replay evals/capability, record it in the history, print the trend.
 
+    Also writes artifacts/capability-trend.html, the pass-rate chart and case grid.
+
     Failing cases are tracked, never gated on: exit status 1 (some case failed) is accepted,
     2 (the harness cannot run, e.g. a fixture is rejected at load) still fails the session.
     """
-    session.install(".")
+    session.install(".[chart]")
     _harness_run(session, "capability", "--history", success_codes=(0, 1))
-    session.run("harness", "trend", "--suite", "capability")
+    html = f"{ARTIFACTS}/capability-trend.html"
+    session.run("harness", "trend", "--suite", "capability", "--html", html)
 
 
 @nox.session
