@@ -7,6 +7,7 @@ read them. Everything else in the document is additive.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -51,7 +52,7 @@ class CaseReport(msgspec.Struct, frozen=True, kw_only=True):
         return tuple(grade for grade in self.grades if not grade.passed)
 
 
-class SuiteReport(msgspec.Struct, frozen=True, kw_only=True):
+class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     """A suite run's outcome."""
 
     suite: str
@@ -78,9 +79,9 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True):
         """How many cases ran."""
         return len(self.cases)
 
-    @property
+    @functools.cached_property
     def passed(self) -> int:
-        """How many cases passed."""
+        """How many cases passed (counted once: the report is frozen)."""
         return sum(case.passed for case in self.cases)
 
     @property
@@ -88,7 +89,7 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True):
         """How many cases failed or errored."""
         return self.total - self.passed
 
-    @property
+    @functools.cached_property
     def errored(self) -> int:
         """How many of the failed cases errored."""
         return sum(case.error is not None for case in self.cases)

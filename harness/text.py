@@ -6,6 +6,7 @@ import json
 
 __all__ = ["QUOTE_LIMIT", "printable", "quote", "quote_list"]
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 QUOTE_LIMIT = 2000
 """Characters of an observed text quoted before it is cut with a marker."""
 
@@ -14,7 +15,7 @@ def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
     """JSON-quote `text`, cutting it after `limit` characters with a visible marker."""
     if len(text) > limit:
         text = f"{text[:limit]}…[{len(text) - limit} more chars]"
-    return json.dumps(text, ensure_ascii=False)
+    return _encode(text)
 
 
 def quote_list(items: list[str] | tuple[str, ...]) -> str:
