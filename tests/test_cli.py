@@ -143,3 +143,15 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it(write_fixture: WriteF
     assert gc.isenabled()
     assert main(["run", "--suite", str(path.parent)]) == 0
     assert gc.isenabled()
+
+
+def test_json_to_a_text_only_stdout(write_fixture: WriteFixture) -> None:
+    """Embedding main() with stdout redirected to a StringIO still gets the JSON report."""
+    import io
+    from contextlib import redirect_stdout
+
+    path = write_fixture("a.json", echo_trace())
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["run", "--suite", str(path.parent), "--format", "json"]) == 0
+    assert json.loads(out.getvalue())["all_passed"] is True

@@ -159,3 +159,23 @@ def test_config_values(tmp_path_factory: Any, table: dict[str, Any]) -> None:
     path.write_text(body)
     with contextlib.suppress(ConfigError):
         assert isinstance(load_config(str(path)), Config)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(mutated_fixtures() | st.binary(max_size=200), min_size=1, max_size=3))
+def test_the_cli_never_shows_a_traceback(tmp_path_factory: Any, fixtures: list[bytes]) -> None:
+    """Whatever the suite holds, `harness run` answers 0, 1 or 2 and speaks in one-line errors."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from harness.cli import main
+
+    suite = Path(tmp_path_factory.mktemp("suite"))
+    for index, data in enumerate(fixtures):
+        (suite / f"case_{index}.json").write_bytes(data)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["run", "--suite", str(suite)])
+    assert status in (0, 1, 2)
+    assert "Traceback" not in err.getvalue()
+    assert all(line.startswith("harness: ") for line in err.getvalue().splitlines())

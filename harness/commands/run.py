@@ -194,8 +194,12 @@ class Outputs:
 
 def show(outputs: Outputs, output_format: str) -> None:
     if output_format == "json":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(outputs.json())  # bytes as they are: no second, decoded copy
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:  # a text-only stream (main() embedded with redirected stdout)
+            sys.stdout.write(outputs.json().decode())
+        else:
+            sys.stdout.flush()
+            binary.write(outputs.json())  # bytes as they are: no second, decoded copy
     else:
         from harness.table import render_table
 
