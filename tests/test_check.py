@@ -94,7 +94,7 @@ def test_weak_fixtures_are_flagged_with_the_right_rule(
 def test_the_repo_suites_check_clean(capsys: pytest.CaptureFixture[str]) -> None:
     """Every suite in evals/ passes check with no error and no warning."""
     suites = [str(REPO / "evals" / name) for name in ("regression", "capability", "live")]
-    status, report = check([arg for suite in suites for arg in ("--suite", suite)], capsys)
+    status, report = check(["--suite", *suites], capsys)
     assert status == 0
     assert report["findings"] == []
     regression = [s for s in report["strengths"] if "/regression/" in s["file"]]

@@ -30,7 +30,11 @@ def register(commands: Any) -> None:
         "check", help="check fixtures: load rules, falsifiability, mutation strength, privacy"
     )
     check.add_argument(
-        "--suite", metavar="DIR", action="append", help="suite folder; repeatable (default: config)"
+        "--suite",
+        metavar="DIR",
+        action="extend",
+        nargs="+",
+        help="suite folders (--suite a b, or --suite a --suite b; default: config suite_dir)",
     )
     check.add_argument("--format", choices=("table", "json"), default="table")
     check.add_argument(
