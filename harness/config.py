@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from typing import Annotated, Any, Literal
 
@@ -135,23 +134,17 @@ def _section(path: str) -> dict[str, Any]:
     return table
 
 
-_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$\.(?P<key>[^`]*)`)?$")
-_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<key>.*)`$")
-
-
 def _describe(message: str) -> tuple[str, str]:
-    parts = _AT.match(message)
-    assert parts is not None  # the pattern matches any string
-    text, key = parts["message"], parts["key"]
-    if match := _UNKNOWN.match(text):
-        import difflib  # only a bad config needs suggestions
+    """`[tool.harness].key` and the reason, from a msgspec validation error."""
+    from harness.diagnosis import describe_validation
 
-        fields = Config.__struct_fields__
-        hint = difflib.get_close_matches(match["key"], fields, n=1)
-        suggestion = f'did you mean "{hint[0]}"? ' if hint else ""
-        return f"{_SECTION}.{match['key']}", f"unknown key ({suggestion}known: {', '.join(fields)})"
-    if key == "mode":
-        return f"{_SECTION}.mode", f"must be one of {', '.join(map(repr, MODES))}"
-    if key == "case_timeout":
-        return f"{_SECTION}.case_timeout", "must be a number of seconds > 0"
-    return (f"{_SECTION}.{key}" if key else _SECTION), text.replace("`", "")
+    fields = Config.__struct_fields__
+    path, reason = describe_validation(message, fields)
+    key = path.removeprefix("$").removeprefix(".")
+    if reason.startswith("unknown key"):
+        reason = f"{reason}; known keys: {', '.join(fields)}"
+    elif key == "mode":
+        reason = f"must be one of {', '.join(map(repr, MODES))}"
+    elif key == "case_timeout":
+        reason = "must be a number of seconds > 0"
+    return (f"{_SECTION}.{key}" if key else _SECTION), reason

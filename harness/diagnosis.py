@@ -7,10 +7,11 @@ reports `$.expects.respnse: unknown key (did you mean "response_contains"?)`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import msgspec
 
-__all__ = ["describe_decode_error", "text_position"]
+__all__ = ["describe_decode_error", "describe_validation", "text_position"]
 
 _AT = re.compile(r"^(?P<message>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
 _BYTE = re.compile(r"^(?P<message>.*?) \(byte (?P<offset>\d+)\)$")
@@ -43,7 +44,7 @@ def describe_decode_error(exc: msgspec.MsgspecError, data: bytes) -> tuple[str, 
     """The location and reason for a fixture msgspec could not decode."""
     message = str(exc)
     if isinstance(exc, msgspec.ValidationError):
-        return _describe_validation(message)
+        return describe_validation(message)
     if "UTF-8" in message:
         try:
             data.decode("utf-8")
@@ -69,15 +70,21 @@ def text_position(data: bytes, offset: int) -> str:
     return f"line {line}, column {column}"
 
 
-def _describe_validation(message: str) -> tuple[str, str]:
+def describe_validation(message: str, known_keys: Sequence[str] = KNOWN_KEYS) -> tuple[str, str]:
+    """The JSON path and reason of a msgspec validation error, e.g. an unknown key.
+
+    Args:
+        message: msgspec's message (`... - at `$.path``).
+        known_keys: The keys to suggest from when a key is unknown.
+    """
     parts = _AT.match(message)
     assert parts is not None  # the pattern matches any string
     path, text = parts["path"] or "$", parts["message"]
     if match := _UNKNOWN.match(text):
-        import difflib  # only a rejected fixture needs suggestions
+        import difflib  # only a rejected input needs suggestions
 
         key = match["key"]
-        hint = difflib.get_close_matches(key, KNOWN_KEYS, n=1)
+        hint = difflib.get_close_matches(key, known_keys, n=1)
         suggestion = f' (did you mean "{hint[0]}"?)' if hint else ""
         return _child(path, key), f"unknown key{suggestion}"
     if match := _MISSING.match(text):

@@ -37,7 +37,7 @@ def test_keys_are_read_and_suite_dir_is_relative_to_the_file(tmp_path: Path) -> 
     [
         pytest.param(
             "[tool.harness]\nsuite = 'x'\n",
-            '[tool.harness].suite: unknown key (did you mean "suite_dir"? known: suite_dir, mode, ',
+            '[tool.harness].suite: unknown key (did you mean "suite_dir"?); known keys: suite_dir, mode, ',
             id="unknown-key",
         ),
         pytest.param(
@@ -47,7 +47,7 @@ def test_keys_are_read_and_suite_dir_is_relative_to_the_file(tmp_path: Path) -> 
         ),
         pytest.param(
             "[tool.harness]\nsuite_dir = 3\n",
-            "[tool.harness].suite_dir: Expected str, got int",
+            "[tool.harness].suite_dir: expected a string, got an integer",
             id="bad-type",
         ),
         pytest.param(
