@@ -37,7 +37,8 @@ def test_keys_are_read_and_suite_dir_is_relative_to_the_file(tmp_path: Path) -> 
     [
         pytest.param(
             "[tool.harness]\nsuite = 'x'\n",
-            '[tool.harness].suite: unknown key (did you mean "suite_dir"?); known keys: suite_dir, mode, ',
+            '[tool.harness].suite: unknown key (did you mean "suite_dir"?); '
+            "known keys: suite_dir, mode, ",
             id="unknown-key",
         ),
         pytest.param(
