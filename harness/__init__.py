@@ -13,7 +13,6 @@ from harness.case import (
     TextReply,
     ToolCallsReply,
     Turn,
-    load_case,
 )
 from harness.config import Config, load_config
 from harness.errors import (
@@ -29,6 +28,7 @@ from harness.errors import (
     UsageError,
 )
 from harness.grader import ExpectationsGrader, Grader, GradeResult, evaluate_expects
+from harness.loader import load_case
 from harness.observer import (
     Event,
     ModelReplied,

@@ -12,10 +12,11 @@ from typing import Literal
 
 import msgspec
 
-from harness.case import Case, read_fixture
+from harness.case import Case
 from harness.errors import FixtureError, SuiteError
 from harness.grader import evaluate_expects
 from harness.limits import DEFAULT_LIMITS, Limits
+from harness.loader import read_fixture
 from harness.mutation import strength
 from harness.privacy import PrivacyLint
 from harness.record import RunRecord

@@ -7,10 +7,11 @@ from collections.abc import Iterable, Iterator
 
 import msgspec
 
-from harness.case import PAYLOAD_FAMILIES, Case, ToolCallsReply, load_case
+from harness.case import PAYLOAD_FAMILIES, Case, ToolCallsReply
 from harness.errors import FixtureError, SuiteError
 from harness.gcpause import gc_paused
 from harness.limits import DEFAULT_LIMITS, Limits
+from harness.loader import load_case
 from harness.shard import Shard
 
 __all__ = ["Suite", "fixture_paths", "load_cases", "load_suite", "unknown_tools"]

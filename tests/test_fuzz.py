@@ -11,9 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.case import LlmTrace, decode_trace
+from harness.case import LlmTrace
 from harness.config import Config, load_config
 from harness.errors import ConfigError, FixtureError
+from harness.loader import decode_trace
 from tests.builders import ECHO_TRACE
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,4 +1,4 @@
-"""Fixture decoding and fail-closed admission (DESIGN §3): every rejection rule."""
+"""Loading fixtures (DESIGN §3): decoding into the fixture types, and every rejection rule."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from harness.case import Case, TextReply, ToolCallsReply, load_case
+from harness.case import Case, TextReply, ToolCallsReply
 from harness.errors import FixtureError
+from harness.loader import load_case
 from tests.builders import calls_step, echo_trace, text_step
 from tests.conftest import WriteFixture
 

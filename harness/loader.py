@@ -1,0 +1,244 @@
+"""Fail-closed loading of one fixture: bounded reading, decoding, admission.
+
+A fixture is admitted only when it can fail: besides the wire format (unknown keys refused at
+every level, a reply union tagged on `type`), `load_case` rejects traces that would replay
+nothing and expectations that assert nothing. Every rejection is a `FixtureError` naming the
+file, the JSON path and the reason.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from harness.case import (
+    PAYLOAD_FAMILIES,
+    STRING_FAMILIES,
+    Case,
+    Expects,
+    LlmTrace,
+    PayloadExpect,
+    RequestExpects,
+    ToolCallsReply,
+    Turn,
+)
+from harness.diagnosis import describe_decode_error
+from harness.errors import FixtureError
+from harness.limits import DEFAULT_LIMITS, Limits
+from harness.pattern import compile_pattern
+
+__all__ = ["decode_trace", "load_case", "read_fixture"]
+
+_decoder = msgspec.json.Decoder(LlmTrace)
+# Non-blocking, so that opening a FIFO named like a fixture cannot hang the run.
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def load_case(path: str, limits: Limits = DEFAULT_LIMITS) -> Case:
+    """Read, decode and validate one fixture file.
+
+    Raises:
+        FixtureError: The file cannot be read, is not a valid trace, or could not fail.
+    """
+    data = read_fixture(path, limits.max_fixture_bytes)
+    return Case(source=path, trace=decode_trace(path, data, limits.max_nesting))
+
+
+def read_fixture(path: str, max_bytes: int = DEFAULT_LIMITS.max_fixture_bytes) -> bytes:
+    """The bytes of a fixture file, read with a bound.
+
+    Only a regular file is read: a folder, FIFO, socket or device is refused without blocking
+    on it, and so is a file larger than `max_bytes`.
+
+    Raises:
+        FixtureError: The file cannot be read, is not a regular file, or is too large.
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        raise FixtureError(path, None, _unreadable(path, exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise FixtureError(path, None, f"is {kind}, not a fixture file")
+        if info.st_size > max_bytes:
+            raise FixtureError(path, None, _too_large(info.st_size, max_bytes))
+        chunks = [os.read(fd, info.st_size + 1)]
+        size = len(chunks[0])
+        # A short read means end of file; a full one, that the file grew while it was read.
+        while size > info.st_size and chunks[-1] and size <= max_bytes:
+            chunks.append(os.read(fd, max_bytes + 1 - size))
+            size += len(chunks[-1])
+    except OSError as exc:
+        raise FixtureError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise FixtureError(path, None, _too_large(size, max_bytes))
+    return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
+
+
+def _unreadable(path: str, exc: OSError) -> str:
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "is not a regular file, not a fixture file"  # a socket, say: no open()
+    except OSError:
+        pass
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"is {size} bytes, over the {limit}-byte limit (max_fixture_bytes)"
+
+
+def decode_trace(path: str, data: bytes, max_nesting: int = DEFAULT_LIMITS.max_nesting) -> LlmTrace:
+    """Decode and validate fixture bytes; `path` only names the culprit in errors.
+
+    Raises:
+        FixtureError: The bytes are not a valid trace, or the trace could not fail.
+    """
+    if data.startswith(codecs.BOM_UTF8):
+        reason = "starts with a byte order mark (BOM): save it as UTF-8 without a BOM"
+        raise FixtureError(path, "line 1, column 1", reason)
+    try:
+        trace = _decoder.decode(data)
+    except msgspec.MsgspecError as exc:
+        location, reason = describe_decode_error(exc, data)
+        raise FixtureError(path, location, reason) from None
+    except RecursionError:
+        limit = f"the limit is {max_nesting} levels, max_nesting"
+        reason = f"nests deeper than the decoder follows ({limit})"
+        raise FixtureError(path, None, reason) from None
+    for location, reason in _problems(trace, max_nesting):
+        raise FixtureError(path, location, reason)
+    return trace
+
+
+def _problems(trace: LlmTrace, max_nesting: int) -> Iterator[tuple[str, str]]:
+    """Every reason the trace is not admitted, in document order (the first one is reported)."""
+    if not trace.model_name.strip():
+        yield "$.model_name", "empty case name"
+    yield from _turn_problems(trace.turns, max_nesting)
+    expects = trace.expects
+    if expects is None:
+        yield "$", 'missing "expects": declares no effective expectation'
+        return
+    declared = False
+    for family, value in zip(_EXPECT_FIELDS, msgspec.structs.astuple(expects), strict=True):
+        if value == () or value is None:
+            continue
+        declared = True
+        check = _CHECKS.get(family)
+        problem = check(family, value) if check is not None else None
+        if problem is not None:
+            yield problem
+    if not declared:
+        yield "$.expects", "declares no effective expectation"
+    yield from _bound_problems(expects)
+
+
+def _turn_problems(turns: tuple[Turn, ...], max_nesting: int) -> Iterator[tuple[str, str]]:
+    if not turns:
+        yield "$.turns", "no turns: replay would drive the agent zero times"
+    for t, turn in enumerate(turns):
+        if not turn.steps:
+            yield f"$.turns[{t}].steps", "the turn scripts no steps"
+        for s, step in enumerate(turn.steps):
+            reply = step.response
+            if not isinstance(reply, ToolCallsReply):
+                continue
+            at = f"$.turns[{t}].steps[{s}].response.tool_calls"
+            if not reply.tool_calls:
+                yield at, "a tool_calls step scripts no call"
+            for c, call in enumerate(reply.tool_calls):
+                if not call.id:
+                    yield f"{at}[{c}].id", "empty call id"
+                if not call.name:
+                    yield f"{at}[{c}].name", "empty call name"
+                if isinstance(call.arguments, dict | list) and _depth(call.arguments) > max_nesting:
+                    reason = f"nests deeper than {max_nesting} levels (max_nesting)"
+                    yield f"{at}[{c}].arguments", reason
+
+
+def _depth(value: Any) -> int:
+    """How deep arrays and objects nest in a JSON value (iterative: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
+Problem = tuple[str, str] | None
+_EXPECT_FIELDS = Expects.__struct_fields__
+
+
+def _empty_entry(family: str, entries: tuple[str, ...]) -> Problem:
+    if "" not in entries:
+        return None
+    return f"$.expects.{family}[{entries.index('')}]", f'declares a zero-length entry in "{family}"'
+
+
+def _empty_payload(family: str, entries: tuple[PayloadExpect, ...]) -> Problem:
+    for i, payload in enumerate(entries):
+        for key in ("tool", "needle"):
+            if not getattr(payload, key):
+                return f"$.expects.{family}[{i}].{key}", f"empty {key} asserts nothing"
+    return None
+
+
+def _bad_regex(family: str, sources: tuple[str, ...]) -> Problem:
+    problem = _empty_entry(family, sources)
+    if problem is not None:
+        return problem
+    for i, source in enumerate(sources):
+        error = compile_pattern(source).error
+        if error is not None:
+            return f"$.expects.{family}[{i}]", f"invalid RE2 regex: {error}"
+    return None
+
+
+def _bad_requests(family: str, checks: RequestExpects) -> Problem:
+    if not (checks.tools_offered or checks.system_prompt_contains or checks.params):
+        return f"$.expects.{family}", "declares no request check"
+    for name in ("tools_offered", "system_prompt_contains"):
+        problem = _empty_entry(f"{family}.{name}", getattr(checks, name))
+        if problem is not None:
+            return problem
+    return None
+
+
+_CHECKS: dict[str, Any] = {
+    **dict.fromkeys(STRING_FAMILIES, _empty_entry),
+    **dict.fromkeys(PAYLOAD_FAMILIES, _empty_payload),
+    "response_matches": _bad_regex,
+    "requests": _bad_requests,
+}
+
+
+def _bound_problems(expects: Expects) -> Iterator[tuple[str, str]]:
+    low, high, exact = expects.min_tool_calls, expects.max_tool_calls, expects.exact_tool_calls
+    if low == 0:
+        yield "$.expects.min_tool_calls", "min_tool_calls: 0 is vacuous: every run makes >= 0 calls"
+    if low is not None and high is not None and low > high:
+        yield (
+            "$.expects.min_tool_calls",
+            (f"min_tool_calls ({low}) exceeds max_tool_calls ({high}): no run can pass"),
+        )
+    if exact is not None and (
+        (low is not None and exact < low) or (high is not None and exact > high)
+    ):
+        window = f"[{'-' if low is None else low}, {'-' if high is None else high}]"
+        bounds = "[min_tool_calls, max_tool_calls]"
+        yield (
+            "$.expects.exact_tool_calls",
+            f"exact_tool_calls ({exact}) lies outside {bounds} = {window}",
+        )
