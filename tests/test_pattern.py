@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.pattern import compile_pattern
+from harness.pattern import CACHE_SIZE, compile_pattern
 
 
 def test_patterns_are_cached() -> None:
@@ -27,3 +27,26 @@ def test_catastrophic_pattern_runs_in_linear_time() -> None:
     pattern = compile_pattern("(a+)+$")
     assert pattern.error is None
     assert not pattern.search("a" * 100_000 + "!")
+
+
+def test_patterns_and_texts_are_unicode() -> None:
+    """`.` is one character, not one byte; case folding works beyond ASCII."""
+    assert compile_pattern("^caf.$").search("café")
+    assert compile_pattern("(?i)ÉTÉ").search("un été chaud")
+    assert not compile_pattern("^caf.$").search("cafés")
+
+
+def test_lone_surrogate_in_text_is_searched_not_fatal() -> None:
+    """A tool may return a lone surrogate; the rest of the text is still searched."""
+    assert compile_pattern("ok$").search("\udc80 ok")
+    assert not compile_pattern("^ok").search("\udc80 ok")
+
+
+def test_cache_is_bounded() -> None:
+    """Unique patterns of a big suite do not stay compiled: the oldest are let go."""
+    first = compile_pattern("bounded-0")
+    for index in range(1, CACHE_SIZE + 1):
+        compile_pattern(f"bounded-{index}")
+    again = compile_pattern("bounded-0")
+    assert again is not first
+    assert again.search("a bounded-0 case")
