@@ -27,7 +27,6 @@ from harness.case import (
     ToolCallsReply,
     Turn,
 )
-from harness.diagnosis import describe_decode_error
 from harness.errors import FixtureError
 from harness.limits import DEFAULT_LIMITS, Limits
 from harness.pattern import compile_pattern
@@ -109,19 +108,27 @@ def decode_trace(path: str, data: bytes, max_nesting: int = DEFAULT_LIMITS.max_n
     try:
         trace = _decoder.decode(data)
     except msgspec.MsgspecError as exc:
+        from harness.diagnosis import describe_decode_error  # only a rejected fixture pays
+
         location, reason = describe_decode_error(exc, data)
         raise FixtureError(path, location, reason) from None
     except RecursionError:
         limit = f"the limit is {max_nesting} levels, max_nesting"
         reason = f"nests deeper than the decoder follows ({limit})"
         raise FixtureError(path, None, reason) from None
-    for location, reason in _problems(trace, max_nesting):
+    # Nesting deeper than max_nesting needs more than max_nesting brackets in the file, so
+    # counting them (in C) spares walking every argument value of nearly every fixture.
+    deep = data.count(b"{") + data.count(b"[") > max_nesting
+    for location, reason in _problems(trace, max_nesting if deep else None):
         raise FixtureError(path, location, reason)
     return trace
 
 
-def _problems(trace: LlmTrace, max_nesting: int) -> Iterator[tuple[str, str]]:
-    """Every reason the trace is not admitted, in document order (the first one is reported)."""
+def _problems(trace: LlmTrace, max_nesting: int | None) -> Iterator[tuple[str, str]]:
+    """Every reason the trace is not admitted, in document order (the first one is reported).
+
+    `max_nesting` None: the arguments are known not to nest too deep.
+    """
     if not trace.model_name.strip():
         yield "$.model_name", "empty case name"
     yield from _turn_problems(trace.turns, max_nesting)
@@ -129,21 +136,19 @@ def _problems(trace: LlmTrace, max_nesting: int) -> Iterator[tuple[str, str]]:
     if expects is None:
         yield "$", 'missing "expects": declares no effective expectation'
         return
-    declared = False
-    for family, value in zip(_EXPECT_FIELDS, msgspec.structs.astuple(expects), strict=True):
-        if value == () or value is None:
-            continue
-        declared = True
-        check = _CHECKS.get(family)
-        problem = check(family, value) if check is not None else None
-        if problem is not None:
-            yield problem
-    if not declared:
+    values = msgspec.structs.astuple(expects)
+    for index, family, check in _CHECKED:
+        value = values[index]
+        if value:  # declared: a non-empty tuple, or a requests block
+            problem = check(family, value)
+            if problem is not None:
+                yield problem
+    if expects.is_empty():
         yield "$.expects", "declares no effective expectation"
     yield from _bound_problems(expects)
 
 
-def _turn_problems(turns: tuple[Turn, ...], max_nesting: int) -> Iterator[tuple[str, str]]:
+def _turn_problems(turns: tuple[Turn, ...], max_nesting: int | None) -> Iterator[tuple[str, str]]:
     if not turns:
         yield "$.turns", "no turns: replay would drive the agent zero times"
     for t, turn in enumerate(turns):
@@ -161,7 +166,11 @@ def _turn_problems(turns: tuple[Turn, ...], max_nesting: int) -> Iterator[tuple[
                     yield f"{at}[{c}].id", "empty call id"
                 if not call.name:
                     yield f"{at}[{c}].name", "empty call name"
-                if isinstance(call.arguments, dict | list) and _depth(call.arguments) > max_nesting:
+                if (
+                    max_nesting is not None
+                    and isinstance(call.arguments, dict | list)
+                    and _depth(call.arguments) > max_nesting
+                ):
                     reason = f"nests deeper than {max_nesting} levels (max_nesting)"
                     yield f"{at}[{c}].arguments", reason
 
@@ -222,6 +231,12 @@ _CHECKS: dict[str, Any] = {
     "response_matches": _bad_regex,
     "requests": _bad_requests,
 }
+# (position in Expects, family, check), in field order: problems come in document order.
+_CHECKED = tuple(
+    (index, family, _CHECKS[family])
+    for index, family in enumerate(_EXPECT_FIELDS)
+    if family in _CHECKS
+)
 
 
 def _bound_problems(expects: Expects) -> Iterator[tuple[str, str]]:

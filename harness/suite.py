@@ -46,20 +46,27 @@ def fixture_paths(directory: str, limits: Limits = DEFAULT_LIMITS) -> list[str]:
     Raises:
         SuiteError: The folder cannot be listed, holds no fixture, or more than max_fixtures.
     """
+    return _scan(directory, limits)[0]
+
+
+def _scan(directory: str, limits: Limits) -> tuple[list[str], frozenset[str]]:
+    """`fixture_paths`, and which of them are symlinks (read off the listing: no stat)."""
     try:
-        names = sorted(name for name in os.listdir(directory) if name.endswith(".json"))
+        with os.scandir(directory) as listing:
+            entries = [entry for entry in listing if entry.name.endswith(".json")]
+        links = frozenset(entry.path for entry in entries if entry.is_symlink())
     except OSError as exc:
         reason = f"{directory}: cannot read suite folder: {exc.strerror or exc}"
         raise SuiteError(directory, reason) from None
-    if not names:
+    if not entries:
         raise SuiteError(directory, f"no *.json trace fixtures found in {directory}")
-    if len(names) > limits.max_fixtures:
+    if len(entries) > limits.max_fixtures:
         reason = (
-            f"{directory}: holds {len(names)} fixtures, over the limit of "
+            f"{directory}: holds {len(entries)} fixtures, over the limit of "
             f"{limits.max_fixtures} (max_fixtures)"
         )
         raise SuiteError(directory, reason)
-    return [os.path.join(directory, name) for name in names]
+    return sorted(os.path.join(directory, entry.name) for entry in entries), links
 
 
 def load_suite(
@@ -98,9 +105,9 @@ def load_cases(
     Raises:
         SuiteError: The folder cannot be listed, or holds no fixture.
     """
-    paths = fixture_paths(directory, limits)
+    paths, links = _scan(directory, limits)
     with gc_paused():  # decoded fixtures are acyclic; scanning the growing heap only costs time
-        cases, problems = _load_all(directory, paths, limits)
+        cases, problems = _load_all(directory, paths, links, limits)
     problems.extend(_duplicate_names(cases))
     if tool_names is not None:
         registered = frozenset(tool_names)
@@ -111,14 +118,16 @@ def load_cases(
 
 
 def _load_all(
-    directory: str, paths: list[str], limits: Limits
+    directory: str, paths: list[str], links: frozenset[str], limits: Limits
 ) -> tuple[list[Case], list[FixtureError]]:
     cases: list[Case] = []
     problems: list[FixtureError] = []
-    inside = None if limits.follow_external_symlinks else os.path.realpath(directory) + os.sep
+    if limits.follow_external_symlinks:
+        links = frozenset()
+    inside = os.path.realpath(directory) + os.sep if links else ""
     for path in paths:
         try:
-            if inside is not None and os.path.islink(path):
+            if path in links:
                 _check_link(path, inside)
             cases.append(load_case(path, limits))
         except FixtureError as problem:

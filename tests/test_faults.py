@@ -86,14 +86,14 @@ def test_fixture_deleted_between_listing_and_reading(
     """A file that vanishes after the listing is a named rejection, not a smaller suite."""
     doomed = write_fixture("b.json", echo_trace(model_name="b"))
     write_fixture("a.json", echo_trace(model_name="a"))
-    listing = suite_module.fixture_paths
+    scan = suite_module._scan
 
-    def list_then_delete(*args: Any, **kwargs: Any) -> list[str]:
-        paths = listing(*args, **kwargs)
+    def list_then_delete(*args: Any, **kwargs: Any) -> tuple[list[str], frozenset[str]]:
+        listed = scan(*args, **kwargs)
         doomed.unlink()
-        return paths
+        return listed
 
-    monkeypatch.setattr(suite_module, "fixture_paths", list_then_delete)
+    monkeypatch.setattr(suite_module, "_scan", list_then_delete)
     assert main(["run", "--suite", str(doomed.parent)]) == 2
     assert capsys.readouterr().err == f"harness: {doomed}: cannot read: No such file or directory\n"
 

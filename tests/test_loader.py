@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ import pytest
 
 from harness.case import Case, TextReply, ToolCallsReply
 from harness.errors import FixtureError
-from harness.loader import load_case
+from harness.loader import decode_trace, load_case
 from tests.builders import calls_step, echo_trace, text_step
 from tests.conftest import WriteFixture
 
@@ -391,3 +392,26 @@ def test_first_problem_in_document_order_is_reported(write_fixture: WriteFixture
     )
     error = reject(write_fixture, trace)
     assert error.location == "$.turns[0].steps[0].response.tool_calls[0].name"
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "leaf [[[[ {{{{"  # brackets inside strings are not nesting
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize(("depth", "admitted"), [(3, True), (4, False)])
+def test_nesting_bound_is_exact(depth: int, admitted: bool) -> None:
+    """Arguments nesting exactly max_nesting levels load; one level more is refused."""
+    trace = echo_trace()
+    trace["turns"][0]["steps"][0] = calls_step(("echo", _nested(depth)))
+    trace["expects"] = {"exact_tool_calls": 1}
+    data = json.dumps(trace).encode()
+    if admitted:
+        assert decode_trace("case.json", data, max_nesting=3).model_name == trace["model_name"]
+        return
+    with pytest.raises(FixtureError) as caught:
+        decode_trace("case.json", data, max_nesting=3)
+    assert caught.value.location == "$.turns[0].steps[0].response.tool_calls[0].arguments"
+    assert caught.value.reason == "nests deeper than 3 levels (max_nesting)"
