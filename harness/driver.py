@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import AgentError, CaseError
@@ -33,20 +32,23 @@ def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
         ReplayError: A turn asked for more, or fewer, replies than scripted.
     """
     final = ""
-    with ExitStack() as stack:
-        loop: Any = None
+    loop: Any = None
+    try:
         for index, turn in enumerate(trace.turns):
             result: object = agent.turn(turn.user_input)
-            if inspect.isawaitable(result):
+            if not isinstance(result, str) and inspect.isawaitable(result):
                 if loop is None:
                     import asyncio
 
-                    loop = stack.enter_context(asyncio.Runner())
+                    loop = asyncio.Runner()
                 result = loop.run(_wait(result))
             if not isinstance(result, str):
                 raise AgentError(f"agent.turn() returned {type(result).__name__}, expected str")
             final = result
             replay.finish_turn(index)
+    finally:
+        if loop is not None:
+            loop.close()
     return final
 
 

@@ -20,7 +20,7 @@ from harness.text import quote, quote_list
 __all__ = ["ExpectationsGrader", "GradeResult", "Grader", "evaluate_expects"]
 
 
-class GradeResult(msgspec.Struct, frozen=True, kw_only=True):
+class GradeResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The verdict of one check."""
 
     check: str

@@ -28,14 +28,14 @@ __all__ = [
 ]
 
 
-class ToolDispatched(msgspec.Struct, frozen=True, kw_only=True):
+class ToolDispatched(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A tool call went through the dispatch boundary."""
 
     call: RecordedCall
     """What was dispatched and what came back."""
 
 
-class ModelReplied(msgspec.Struct, frozen=True, kw_only=True):
+class ModelReplied(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The agent consumed one model reply."""
 
     input_tokens: int

@@ -21,7 +21,7 @@ __all__ = ["Message", "ModelProvider", "ModelReply", "Role", "ToolCall", "Usage"
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-class ToolCall(msgspec.Struct, frozen=True, kw_only=True):
+class ToolCall(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One tool call a model asks for."""
 
     id: str
@@ -32,7 +32,7 @@ class ToolCall(msgspec.Struct, frozen=True, kw_only=True):
     """The arguments, as parsed JSON (usually an object)."""
 
 
-class Usage(msgspec.Struct, frozen=True, kw_only=True):
+class Usage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Tokens one completion consumed."""
 
     input_tokens: int = 0
@@ -41,7 +41,7 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
     """Completion tokens."""
 
 
-class ModelReply(msgspec.Struct, frozen=True, kw_only=True):
+class ModelReply(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One completion: text, tool calls, or both."""
 
     text: str = ""
@@ -52,7 +52,7 @@ class ModelReply(msgspec.Struct, frozen=True, kw_only=True):
     """What the completion cost."""
 
 
-class Message(msgspec.Struct, frozen=True, kw_only=True):
+class Message(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One message of the conversation history."""
 
     role: Role

@@ -9,7 +9,7 @@ import msgspec
 __all__ = ["RecordedCall", "RunRecord"]
 
 
-class RecordedCall(msgspec.Struct, frozen=True, kw_only=True):
+class RecordedCall(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One tool dispatch, as it happened at the boundary."""
 
     name: str
@@ -22,7 +22,7 @@ class RecordedCall(msgspec.Struct, frozen=True, kw_only=True):
     """Whether the call succeeded."""
 
 
-class RunRecord(msgspec.Struct, frozen=True, kw_only=True):
+class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The outcome of one replayed case.
 
     `tool_calls` is the single source of truth for dispatches: names, counts and overall

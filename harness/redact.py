@@ -15,6 +15,7 @@ the real run. The rule: a credential keeps its first 4 characters, followed by `
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -29,22 +30,29 @@ __all__ = ["MARK", "RECORD_LIMIT", "for_report", "published", "redact"]
 MARK = "*[REDACTED]"
 KEEP = 4
 
-_KEYED = re.compile(
-    r"""(?ix)
-    \b(api[_-]?key|access[_-]?token|refresh[_-]?token|token|client[_-]?secret|secret|
-       password|passwd|pwd|authorization|auth|private[_-]?key|access[_-]?key)
-    (["']?\s*[:=]\s*["']?)
-    ((?:bearer\s+|basic\s+)?)
-    ([^\s"'&,;]{8,})
-    """
-)
-_SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{8,})")
-_SHAPES = re.compile(
-    r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-    r"|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}"
-    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
-)
-_PEM = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    """The credential patterns, compiled when a text first passes the screen below."""
+    keyed = re.compile(
+        r"""(?ix)
+        \b(api[_-]?key|access[_-]?token|refresh[_-]?token|token|client[_-]?secret|secret|
+           password|passwd|pwd|authorization|auth|private[_-]?key|access[_-]?key)
+        (["']?\s*[:=]\s*["']?)
+        ((?:bearer\s+|basic\s+)?)
+        ([^\s"'&,;]{8,})
+        """
+    )
+    scheme = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{8,})")
+    shapes = re.compile(
+        r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
+        r"|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}"
+        r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
+    )
+    pem = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
+    return keyed, scheme, shapes, pem
+
+
 # Substrings (lower case) without which no pattern above can match: a cheap first screen.
 _TRIGGERS = (
     "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "sk-", "ghp_", "gho_",
@@ -61,12 +69,13 @@ def redact(text: str) -> str:
     """`text` with every credential it holds cut to its first 4 characters and a mark."""
     if not _SCREEN.search(text.lower()):
         return text  # the common case: nothing that could be a credential
-    text = _PEM.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
-    text = _KEYED.sub(
+    keyed, scheme, shapes, pem = _patterns()
+    text = pem.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
+    text = keyed.sub(
         lambda m: f"{m[1]}{m[2]}{m[3]}{_keep(m[4])}" if MARK not in m[4] else m[0], text
     )
-    text = _SCHEME.sub(lambda m: f"{m[1]}{m[2]}{_keep(m[3])}" if MARK not in m[3] else m[0], text)
-    return _SHAPES.sub(lambda m: _keep(m[0]), text)
+    text = scheme.sub(lambda m: f"{m[1]}{m[2]}{_keep(m[3])}" if MARK not in m[3] else m[0], text)
+    return shapes.sub(lambda m: _keep(m[0]), text)
 
 
 RECORD_LIMIT = 1_000_000
@@ -86,6 +95,8 @@ def published(report: CaseReport) -> CaseReport:
     Grading has already seen the real run; what leaves the case is scrubbed, once, here.
     """
     record = report.record
+    if not record.requests and _clean(_texts(report)):
+        return report  # the common case, screened in one pass: nothing to scrub or copy
     calls = tuple(_published_call(call) for call in record.tool_calls)
     grades = tuple(_published_grade(grade) for grade in report.grades)
     response = for_report(record.final_response)
@@ -108,6 +119,22 @@ def published(report: CaseReport) -> CaseReport:
     return msgspec.structs.replace(
         report, grades=grades, error=error, traceback=trace, record=record
     )
+
+
+def _texts(report: CaseReport) -> list[str]:
+    record = report.record
+    texts = [record.final_response, report.error or "", report.traceback or ""]
+    texts += (grade.detail for grade in report.grades)
+    for call in record.tool_calls:
+        texts += (call.arguments, call.result)
+    return texts
+
+
+def _clean(texts: list[str]) -> bool:
+    """Whether no text needs bounding or redacting (no trigger spans a newline)."""
+    if any(len(text) > RECORD_LIMIT for text in texts):
+        return False
+    return not _SCREEN.search("\n".join(texts).lower())
 
 
 def _published_call(call: RecordedCall) -> RecordedCall:

@@ -23,7 +23,7 @@ SCHEMA_VERSION = 1
 """Version of the JSON report document; bumped on any incompatible change."""
 
 
-class CaseReport(msgspec.Struct, frozen=True, kw_only=True):
+class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One case's outcome."""
 
     name: str
@@ -109,7 +109,7 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
         return 0 if self.all_passed else 1
 
 
-class CaseDocument(msgspec.Struct, frozen=True, kw_only=True):
+class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One case in the JSON report."""
 
     name: str

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -127,7 +126,7 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             error = str(exc)
         except Exception as exc:  # an agent bug errors its case, never the suite
             error = f"{type(exc).__name__}: {exc}"
-            trace = "".join(traceback.format_exception(exc))
+            trace = _formatted(exc)
     requests: tuple[object, ...] = ()
     if session is not None:
         requests = tuple(session.requests)
@@ -142,7 +141,7 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             grades += grade_with(setup.graders, record)
         except ExtensionError as exc:
             grades, error = (), str(exc)
-            trace = "".join(traceback.format_exception(exc.__cause__ or exc))
+            trace = _formatted(exc.__cause__ or exc)
     return published(
         CaseReport(
             name=case.name,
@@ -154,6 +153,12 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             duration=time.perf_counter() - started,
         )
     )
+
+
+def _formatted(exc: BaseException) -> str:
+    import traceback  # only a crashed case needs it
+
+    return "".join(traceback.format_exception(exc))
 
 
 def _nothing() -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import json
+from json.encoder import encode_basestring
 
 __all__ = ["QUOTE_LIMIT", "printable", "quote", "quote_list"]
 
-_encode = json.JSONEncoder(ensure_ascii=False).encode
+# The C encoder of a JSON string with non-ASCII kept, what `json.dumps(text,
+# ensure_ascii=False)` calls, without the Python-level dispatch around it.
+_encode = encode_basestring
 QUOTE_LIMIT = 2000
 """Characters of an observed text quoted before it is cut with a marker."""
 

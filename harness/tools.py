@@ -34,7 +34,7 @@ NO_OUTPUT = "(no output)"
 _encode = msgspec.json.Encoder(order="sorted").encode
 
 
-class ToolOutput(msgspec.Struct, frozen=True, kw_only=True):
+class ToolOutput(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What one tool call returned."""
 
     text: str
