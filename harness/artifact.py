@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterable
 
 from harness.errors import ArtifactError
 
 __all__ = ["write_atomic"]
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write `data` to `path` through a temp file in the same folder, then rename it.
+def write_atomic(path: str, data: bytes | Iterable[bytes]) -> None:
+    """Write `data` (bytes, or pieces of it) to `path` through a temp file, then rename it.
 
     Missing parent folders are created. On failure the temp file is removed and any previous
     file at `path` is left as it was.
@@ -29,7 +30,10 @@ def write_atomic(path: str, data: bytes) -> None:
         raise ArtifactError(path, exc.strerror or str(exc)) from None
     try:
         with os.fdopen(fd, "wb") as file:
-            file.write(data)
+            if isinstance(data, bytes):
+                file.write(data)
+            else:
+                file.writelines(data)
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temp, 0o666 & ~_umask())

@@ -7,10 +7,21 @@ import json
 from pathlib import Path
 
 import jsonschema
+import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.grader import GradeResult
-from harness.report import SCHEMA_VERSION, CaseReport, SuiteReport, to_json
+from harness.report import (
+    SCHEMA_VERSION,
+    CaseReport,
+    SuiteReport,
+    _without_surrogates,
+    json_chunks,
+    to_document,
+    to_json,
+)
 from harness.version import __version__
 from tests.builders import record
 
@@ -109,3 +120,35 @@ def test_real_artifact_validates_against_the_published_schema(tmp_path: Path) ->
     del broken["cases"][0]["grades"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+_texts = st.text(alphabet=st.characters(exclude_categories=()), max_size=40)  # surrogates too
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    names=st.lists(_texts, max_size=4),
+    responses=st.lists(_texts, min_size=4, max_size=4),
+    suite_name=_texts,
+)
+def test_chunked_json_is_the_whole_document_indented(
+    names: list[str], responses: list[str], suite_name: str
+) -> None:
+    """The report written case by case is byte for byte the whole document indented at once."""
+    cases = tuple(
+        CaseReport(
+            name=name,
+            source=f"{name}.json",
+            grades=(OK, BAD)[: index % 3],
+            error="boom\n" if index % 2 else None,
+            record=record(responses[index], (("echo", "{}", responses[index], True),)),
+        )
+        for index, name in enumerate(names)
+    )
+    report = SuiteReport(suite=suite_name, directory="evals/x", mode="replay", cases=cases)
+    try:
+        encoded = msgspec.json.encode(to_document(report))
+    except UnicodeEncodeError:  # lone surrogates: written as escapes
+        encoded = msgspec.json.encode(_without_surrogates(msgspec.to_builtins(to_document(report))))
+    assert to_json(report) == msgspec.json.format(encoded, indent=2) + b"\n"
+    assert b"".join(json_chunks(report)) == to_json(report)

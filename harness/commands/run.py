@@ -168,7 +168,7 @@ class Outputs:
     def __init__(self, report: SuiteReport, *, git_commit: str | bool | None = True) -> None:
         self.report = report
         self._commit = git_commit
-        self._json: bytes | None = None
+        self._json: list[bytes] | None = None
 
     @property
     def git_commit(self) -> str | None:
@@ -179,12 +179,16 @@ class Outputs:
             self._commit = git_commit()
         return self._commit or None
 
-    def json(self) -> bytes:
+    def json_chunks(self) -> list[bytes]:
+        """The JSON report in pieces (see `harness.report.json_chunks`): never held twice."""
         if self._json is None:
-            from harness.report import to_json
+            from harness.report import json_chunks
 
-            self._json = to_json(self.report, git_commit=self.git_commit)
+            self._json = json_chunks(self.report, git_commit=self.git_commit)
         return self._json
+
+    def json(self) -> bytes:
+        return b"".join(self.json_chunks())
 
     def junit(self) -> bytes:
         from harness.junit import to_junit_xml
@@ -199,7 +203,7 @@ def show(outputs: Outputs, output_format: str) -> None:
             sys.stdout.write(outputs.json().decode())
         else:
             sys.stdout.flush()
-            binary.write(outputs.json())  # bytes as they are: no second, decoded copy
+            binary.writelines(outputs.json_chunks())  # bytes as they are: no decoded copy
     else:
         from harness.table import render_table
 
@@ -209,7 +213,7 @@ def show(outputs: Outputs, output_format: str) -> None:
 
 def write_artifacts(outputs: Outputs, *, json_path: str | None, junit_path: str | None) -> None:
     if json_path:
-        write_atomic(json_path, outputs.json())
+        write_atomic(json_path, outputs.json_chunks())
     if junit_path:
         write_atomic(junit_path, outputs.junit())
 
