@@ -29,7 +29,7 @@ from harness.case import (
 )
 from harness.errors import FixtureError
 from harness.limits import DEFAULT_LIMITS, Limits
-from harness.pattern import compile_pattern
+from harness.pattern import pattern_error
 
 __all__ = ["decode_trace", "load_case", "read_fixture"]
 
@@ -116,19 +116,13 @@ def decode_trace(path: str, data: bytes, max_nesting: int = DEFAULT_LIMITS.max_n
         limit = f"the limit is {max_nesting} levels, max_nesting"
         reason = f"nests deeper than the decoder follows ({limit})"
         raise FixtureError(path, None, reason) from None
-    # Nesting deeper than max_nesting needs more than max_nesting brackets in the file, so
-    # counting them (in C) spares walking every argument value of nearly every fixture.
-    deep = data.count(b"{") + data.count(b"[") > max_nesting
-    for location, reason in _problems(trace, max_nesting if deep else None):
+    for location, reason in _problems(trace, max_nesting):
         raise FixtureError(path, location, reason)
     return trace
 
 
-def _problems(trace: LlmTrace, max_nesting: int | None) -> Iterator[tuple[str, str]]:
-    """Every reason the trace is not admitted, in document order (the first one is reported).
-
-    `max_nesting` None: the arguments are known not to nest too deep.
-    """
+def _problems(trace: LlmTrace, max_nesting: int) -> Iterator[tuple[str, str]]:
+    """Every reason the trace is not admitted, in document order (the first one is reported)."""
     if not trace.model_name.strip():
         yield "$.model_name", "empty case name"
     yield from _turn_problems(trace.turns, max_nesting)
@@ -148,7 +142,7 @@ def _problems(trace: LlmTrace, max_nesting: int | None) -> Iterator[tuple[str, s
     yield from _bound_problems(expects)
 
 
-def _turn_problems(turns: tuple[Turn, ...], max_nesting: int | None) -> Iterator[tuple[str, str]]:
+def _turn_problems(turns: tuple[Turn, ...], max_nesting: int) -> Iterator[tuple[str, str]]:
     if not turns:
         yield "$.turns", "no turns: replay would drive the agent zero times"
     for t, turn in enumerate(turns):
@@ -166,13 +160,21 @@ def _turn_problems(turns: tuple[Turn, ...], max_nesting: int | None) -> Iterator
                     yield f"{at}[{c}].id", "empty call id"
                 if not call.name:
                     yield f"{at}[{c}].name", "empty call name"
-                if (
-                    max_nesting is not None
-                    and isinstance(call.arguments, dict | list)
-                    and _depth(call.arguments) > max_nesting
-                ):
+                if _nested(call.arguments) and _depth(call.arguments) > max_nesting:
                     reason = f"nests deeper than {max_nesting} levels (max_nesting)"
                     yield f"{at}[{c}].arguments", reason
+
+
+def _nested(value: Any) -> bool:
+    """Whether `value` holds an array or object inside an array or object (depth > 1).
+
+    Most arguments are one flat object: this spares walking them.
+    """
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, list):
+        return False
+    return any(isinstance(child, dict | list) for child in value)
 
 
 def _depth(value: Any) -> int:
@@ -209,7 +211,7 @@ def _bad_regex(family: str, sources: tuple[str, ...]) -> Problem:
     if problem is not None:
         return problem
     for i, source in enumerate(sources):
-        error = compile_pattern(source).error
+        error = pattern_error(source)
         if error is not None:
             return f"$.expects.{family}[{i}]", f"invalid RE2 regex: {error}"
     return None

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from harness.pattern import CACHE_SIZE, compile_pattern
+from harness.pattern import CACHE_SIZE, PARSE_ONLY_LENGTH, compile_pattern, pattern_error
 
 
 def test_patterns_are_cached() -> None:
@@ -50,3 +52,26 @@ def test_cache_is_bounded() -> None:
     again = compile_pattern("bounded-0")
     assert again is not first
     assert again.search("a bounded-0 case")
+
+
+_TOKENS = (
+    "a", "é", ".", r"\pL", r"\PN", "[^a]", "[a-z]", r"[\pL\pN\pM]", r"\p{Greek}", "(", ")",
+    "(?:", "(?i)", "(?P<n>", "*", "+", "?", "*?", "|", "^", "$", r"\b", r"\d", "[", "]",
+    "(?<=", r"\1", "{", "}", "{2}", "{2,}", "{1000}", r"\z", r"\Z", r"\Q", r"\E", "\\",
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS), max_size=80).map("".join))
+def test_load_check_agrees_with_compiling(source: str) -> None:
+    """The load-time check admits exactly the patterns that compile, with the same reason."""
+    assert pattern_error(source) == compile_pattern(source).error
+
+
+def test_largest_parse_only_pattern_compiles() -> None:
+    """The bound holds with room: the densest pattern checked by parsing alone compiles."""
+    densest = r"\pL" * (PARSE_ONLY_LENGTH // 3)
+    assert pattern_error(densest) is None
+    assert compile_pattern(densest).error is None
+    assert compile_pattern(r"\pL{1000}").error is not None  # too large: compiled, refused
+    assert pattern_error(r"\pL{1000}") == compile_pattern(r"\pL{1000}").error
