@@ -23,11 +23,17 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["generate_suite", "main"]
+__all__ = ["MIXES", "generate_suite", "main"]
 
 
-def generate_suite(folder: str, count: int, seed: int = 7) -> int:
-    """Write `count` fixtures into `folder`: 40 % text, 40 % one tool call, 20 % multi-turn.
+MIXES = ("mix", "text")
+"""`mix`: 40 % text, 40 % one tool call, 20 % two-turn tool loops; `text`: simple text cases."""
+
+
+def generate_suite(folder: str, count: int, seed: int = 7, mix: str = "mix") -> int:
+    """Write `count` fixtures into `folder`, of the given mix (see `MIXES`).
+
+    Every tool case carries a `response_matches` pattern of its own.
 
     Returns:
         The total size of the files, in bytes.
@@ -36,7 +42,7 @@ def generate_suite(folder: str, count: int, seed: int = 7) -> int:
     os.makedirs(folder, exist_ok=True)
     total = 0
     for index in range(count):
-        kind = index % 5
+        kind = index % 5 if mix == "mix" else 0
         trace = (
             _text_case(index, rng) if kind < 2 else _tool_case(index, rng, turns=1 + (kind == 4))
         )
@@ -121,13 +127,10 @@ def _tool_case(index: int, rng: random.Random, turns: int) -> dict[str, Any]:
     }
 
 
-def _median_seconds(work: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+def _seconds(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
 
 
 def _read_all(folder: str) -> list[bytes]:
@@ -139,16 +142,25 @@ def _read_all(folder: str) -> list[bytes]:
     return out
 
 
-def measure_load(folder: str, size: int, repeat: int) -> dict[str, float]:
+def measure_load(folder: str, size: int, repeat: int, mix: str = "mix") -> dict[str, Any]:
     """Decode throughput against the two floors, on the same files in the same run."""
     from harness.suite import load_suite
 
     count = len(os.listdir(folder))
     blobs = _read_all(folder)
-    read_s = _median_seconds(lambda: _read_all(folder), repeat)
-    loads_s = _median_seconds(lambda: [json.loads(blob) for blob in blobs], repeat)
-    load_s = _median_seconds(lambda: load_suite(folder), repeat)
+    # The three are timed in turn within each repeat, so a slow spell of the machine weighs
+    # on all of them alike; the ratio is the median of the per-repeat ratios.
+    rounds = [
+        (
+            _seconds(lambda: _read_all(folder)),
+            _seconds(lambda: [json.loads(blob) for blob in blobs]),
+            _seconds(lambda: load_suite(folder)),
+        )
+        for _ in range(repeat)
+    ]
+    read_s, loads_s, load_s = (statistics.median(column) for column in zip(*rounds, strict=True))
     return {
+        "mix": mix,
         "fixtures": count,
         "megabytes": size / 1e6,
         "read_files_s": read_s,
@@ -156,32 +168,68 @@ def measure_load(folder: str, size: int, repeat: int) -> dict[str, float]:
         "harness_load_s": load_s,
         "harness_fixtures_per_s": count / load_s,
         "harness_mb_per_s": size / 1e6 / load_s,
-        "load_vs_read": load_s / read_s,
-        "load_vs_json_loads_plus_read": load_s / (read_s + loads_s),
+        "load_vs_read": statistics.median(load / read for read, _, load in rounds),
+        "load_vs_json_loads_plus_read": statistics.median(
+            load / (read + loads) for read, loads, load in rounds
+        ),
     }
 
 
-def _run_process(argv: Sequence[str]) -> tuple[float, int]:
-    """Wall time (s) and peak RSS (KiB) of one child process."""
+# Peak RSS is read from wait4(), and a child's peak includes the memory of the process it
+# was forked from: spawned by the bench itself, each `harness run` would be charged the
+# bench's loaded suites. A small process started first does the spawning instead.
+_SPAWNER = """
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    argv = json.loads(line)
     started = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - started
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode not in (0, 1):
-        raise SystemExit(f"bench: {' '.join(argv)} exited {child.returncode}")
-    return elapsed, usage.ru_maxrss
+    print(json.dumps([elapsed, os.waitstatus_to_exitcode(status), usage.ru_maxrss]), flush=True)
+"""
 
 
-def _median_process(argv: Sequence[str], repeat: int) -> tuple[float, int]:
-    runs = [_run_process(argv) for _ in range(repeat)]
-    return statistics.median(t for t, _ in runs), max(rss for _, rss in runs)
+class Spawner:
+    """Runs commands from a small process of its own, for honest peak-RSS figures."""
+
+    def __init__(self) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", _SPAWNER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        stdin, stdout = self._process.stdin, self._process.stdout
+        if stdin is None or stdout is None:  # cannot happen: both are pipes
+            raise RuntimeError("bench: the spawner has no pipes")
+        self._stdin, self._stdout = stdin, stdout
+
+    def run(self, argv: Sequence[str]) -> tuple[float, int]:
+        """Wall time (s) and peak RSS (KiB) of one run of `argv`."""
+        self._stdin.write(json.dumps(list(argv)) + "\n")
+        self._stdin.flush()
+        elapsed, status, rss = json.loads(self._stdout.readline())
+        if status not in (0, 1):
+            raise SystemExit(f"bench: {' '.join(argv)} exited {status}")
+        return elapsed, rss
+
+    def median(self, argv: Sequence[str], repeat: int) -> tuple[float, int]:
+        """Median wall time and largest peak RSS over `repeat` runs."""
+        runs = [self.run(argv) for _ in range(repeat)]
+        return statistics.median(t for t, _ in runs), max(rss for _, rss in runs)
+
+    def close(self) -> None:
+        """Stop the spawning process."""
+        self._stdin.close()
+        self._process.wait()
+        self._stdout.close()
 
 
-def measure_start(suite: str, repeat: int) -> dict[str, float]:
+def measure_start(spawner: Spawner, suite: str, repeat: int) -> dict[str, float]:
     """Cold start of `harness run` on a small suite against `python -c pass`."""
-    bare, _ = _median_process([sys.executable, "-c", "pass"], repeat)
-    harness, rss = _median_process(
+    bare, _ = spawner.median([sys.executable, "-c", "pass"], repeat)
+    harness, rss = spawner.median(
         [sys.executable, "-m", "harness", "run", "--suite", suite], repeat
     )
     return {
@@ -192,8 +240,19 @@ def measure_start(suite: str, repeat: int) -> dict[str, float]:
     }
 
 
-def measure_run(folder: str, jobs: str, start_s: float, repeat: int) -> dict[str, Any]:
-    """End-to-end `harness run` on a suite; per-case overhead net of start-up."""
+def measure_run(
+    spawner: Spawner,
+    folder: str,
+    jobs: str,
+    start: dict[str, float],
+    repeat: int,
+    mix: str = "mix",
+) -> dict[str, Any]:
+    """End-to-end `harness run` on a suite; per-case cost net of the harness's own start-up.
+
+    `per_case_us` takes off `harness run` on the 8-case suite (interpreter, imports, config);
+    `per_case_gross_us` only `python -c pass`.
+    """
     count = len(os.listdir(folder))
     argv = [
         sys.executable,
@@ -207,12 +266,14 @@ def measure_run(folder: str, jobs: str, start_s: float, repeat: int) -> dict[str
         "--jobs",
         jobs,
     ]
-    wall, rss = _median_process(argv, repeat)
+    wall, rss = spawner.median(argv, repeat)
     return {
+        "mix": mix,
         "cases": count,
         "jobs": jobs,
         "wall_s": wall,
-        "per_case_us": (wall - start_s) / count * 1e6,
+        "per_case_us": (wall - start["harness_run_s"]) / count * 1e6,
+        "per_case_gross_us": (wall - start["python_c_pass_s"]) / count * 1e6,
         "peak_rss_mib": rss / 1024,
     }
 
@@ -226,27 +287,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", help="also write the figures as JSON here")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
-    with tempfile.TemporaryDirectory(prefix="harness-bench-") as scratch:
-        start_suite = args.start_suite
-        if not os.path.isdir(start_suite):
-            start_suite = os.path.join(scratch, "start")
-            generate_suite(start_suite, 8)
-        start = measure_start(start_suite, 3 * args.repeat)
-        results: dict[str, Any] = {"machine": _machine(), "start": start, "load": [], "run": []}
-        for size in sizes:
-            folder = os.path.join(scratch, f"suite-{size}")
-            total = generate_suite(folder, size)
-            results["load"].append(measure_load(folder, total, args.repeat))
-            for jobs in ("1", "auto"):
-                results["run"].append(
-                    measure_run(folder, jobs, start["python_c_pass_s"], args.repeat)
-                )
+    spawner = Spawner()  # first, while this process is still small
+    try:
+        results = _measure(spawner, sizes, args.start_suite, args.repeat)
+    finally:
+        spawner.close()
     print(_table(results))
     if args.out:
         from harness.artifact import write_atomic
 
         write_atomic(args.out, msgspec.json.format(msgspec.json.encode(results), indent=2) + b"\n")
     return 0
+
+
+def _measure(spawner: Spawner, sizes: list[int], start_suite: str, repeat: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="harness-bench-") as scratch:
+        if not os.path.isdir(start_suite):
+            start_suite = os.path.join(scratch, "start")
+            generate_suite(start_suite, 8)
+        start = measure_start(spawner, start_suite, 3 * repeat)
+        results: dict[str, Any] = {"machine": _machine(), "start": start, "load": [], "run": []}
+        # Every size of the mix, serial and in workers; the largest also as simple text cases.
+        plan: list[tuple[str, int, tuple[str, ...]]] = [
+            ("mix", size, ("1", "auto")) for size in sizes
+        ]
+        plan.append(("text", max(sizes), ("1",)))
+        for mix, size, job_counts in plan:
+            folder = os.path.join(scratch, f"{mix}-{size}")
+            total = generate_suite(folder, size, mix=mix)
+            os.sync()  # no write-back of the new files during the measurements
+            results["load"].append(measure_load(folder, total, repeat, mix))
+            for jobs in job_counts:
+                results["run"].append(measure_run(spawner, folder, jobs, start, repeat, mix))
+    return results
 
 
 def _machine() -> dict[str, Any]:
@@ -276,6 +349,7 @@ def _table(results: dict[str, Any]) -> str:
         tabulate(
             [
                 (
+                    row["mix"],
                     row["fixtures"],
                     f"{row['megabytes']:.1f}",
                     f"{row['read_files_s'] * 1e3:.0f}",
@@ -288,6 +362,7 @@ def _table(results: dict[str, Any]) -> str:
                 for row in results["load"]
             ],
             headers=[
+                "suite",
                 "fixtures",
                 "MB",
                 "read ms",
@@ -301,19 +376,21 @@ def _table(results: dict[str, Any]) -> str:
             disable_numparse=True,
         ),
         "",
-        "harness run end to end (median; per case net of python start-up)",
+        "harness run end to end (median; per case net of harness start-up, and of python's)",
         tabulate(
             [
                 (
+                    row["mix"],
                     row["cases"],
                     row["jobs"],
                     f"{row['wall_s']:.3f}",
                     f"{row['per_case_us']:.0f}",
+                    f"{row['per_case_gross_us']:.0f}",
                     f"{row['peak_rss_mib']:.0f}",
                 )
                 for row in results["run"]
             ],
-            headers=["cases", "jobs", "wall s", "us/case", "peak RSS MiB"],
+            headers=["suite", "cases", "jobs", "wall s", "us/case", "gross", "peak RSS MiB"],
             tablefmt="simple",
             disable_numparse=True,
         ),

@@ -298,5 +298,28 @@ def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
     assert "harness run end to end" in done.stdout
     figures = json.loads(out.read_text())
     assert figures["load"][0]["fixtures"] == 30
-    assert [row["jobs"] for row in figures["run"]] == ["1", "auto"]
+    assert [(row["mix"], row["jobs"]) for row in figures["run"]] == [
+        ("mix", "1"),
+        ("mix", "auto"),
+        ("text", "1"),
+    ]
+    assert [row["mix"] for row in figures["load"]] == ["mix", "text"]
     assert figures["start"]["python_c_pass_s"] > 0
+
+
+def test_bench_peak_rss_is_the_child_own() -> None:
+    """A run's peak RSS is its own, not the memory of the (large) bench process."""
+    import sys
+
+    from harness.bench import Spawner
+
+    ballast = bytearray(128 * 1024 * 1024)
+    ballast[::4096] = b"\1" * len(range(0, len(ballast), 4096))  # touch every page
+    spawner = Spawner()
+    try:
+        elapsed, rss_kib = spawner.run([sys.executable, "-c", "pass"])
+    finally:
+        spawner.close()
+    assert elapsed > 0
+    assert 0 < rss_kib < 64 * 1024
+    assert len(ballast) == 128 * 1024 * 1024
