@@ -19,7 +19,7 @@ from harness.errors import HarnessError, UsageError
 from harness.interrupt import exit_status, signal_name
 from harness.version import __version__
 
-__all__ = ["LIVE_MODE_MESSAGE", "build_parser", "main"]
+__all__ = ["COMMANDS", "LIVE_MODE_MESSAGE", "build_parser", "main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 
@@ -31,22 +31,33 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `harness` command line: one subcommand per module of `harness.commands`."""
-    from harness.commands import check, history, merge, run, schema, trend
+COMMANDS = ("run", "check", "merge", "trend", "history", "schema")
+"""The subcommands, each a module of `harness.commands`, in the order `--help` lists them."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The `harness` command line: one subcommand per module of `harness.commands`.
+
+    With `only`, just that subcommand is registered: a run need not import and build the
+    others (every argparse argument costs a formatter check).
+    """
+    import importlib
 
     parser = _Parser(prog="harness", description="Replay agent trace fixtures and grade them.")
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (run, check, merge, trend, history, schema):
-        command.register(commands)
+    for name in COMMANDS:
+        if only is None or name == only:
+            importlib.import_module(f"harness.commands.{name}").register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `harness` command line and return its exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    chosen = argv[0] if argv and argv[0] in COMMANDS else None
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(chosen).parse_args(argv)
         status: int = args.handler(args)
     except HarnessError as exc:
         complain(str(exc))

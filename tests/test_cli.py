@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import LIVE_MODE_MESSAGE, main
+from harness.cli import COMMANDS, LIVE_MODE_MESSAGE, main
 from tests.builders import echo_trace, text_step
 from tests.conftest import WriteFixture
 
@@ -100,6 +100,11 @@ def test_flags_override_config(
         (["run", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
         (["run", "--bogus"], "unrecognized arguments: --bogus"),
         ([], "the following arguments are required: COMMAND"),
+        (
+            ["bogus"],
+            "invalid choice: 'bogus' (choose from "
+            "'run', 'check', 'merge', 'trend', 'history', 'schema')",
+        ),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_two(
@@ -155,3 +160,11 @@ def test_json_to_a_text_only_stdout(write_fixture: WriteFixture) -> None:
     with redirect_stdout(out):
         assert main(["run", "--suite", str(path.parent), "--format", "json"]) == 0
     assert json.loads(out.getvalue())["all_passed"] is True
+
+
+def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """`harness --help` builds every subcommand, though a run builds only its own."""
+    assert main(["--help"]) == 0
+    listed = capsys.readouterr().out
+    for command in COMMANDS:
+        assert f"    {command} " in listed
