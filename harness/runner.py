@@ -106,27 +106,17 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     recorder = RecordingObserver()
     observer: Observer = FanOut(recorder, setup.observers) if setup.observers else recorder
     replay = ReplayProvider(case.trace)
-    final_response, error, trace = "", None, None
     session: WireSession | None = None
-    timeout = setup.case_timeout if setup.can_hang else None
-    with Workspace() as workspace, ExitStack() as stack:
-        try:
-            provider = ObservedProvider(replay, observer)
-            if setup.wired:
-                from harness.wire import shared_server  # only wire runs pay for the server
-
-                server = shared_server()
-                session = stack.enter_context(server.session(case.name, provider, observer))
-            agent = _build_agent(setup, case, provider, observer, workspace, session)
-            stack.callback(getattr(agent, "close", _nothing))
-            final_response = within(timeout, lambda: converse(agent, case.trace, replay))
-        except ConfigError:
-            raise
-        except CaseError as exc:
-            error = str(exc)
-        except Exception as exc:  # an agent bug errors its case, never the suite
-            error = f"{type(exc).__name__}: {exc}"
-            trace = _formatted(exc)
+    with Workspace() as workspace:
+        provider = ObservedProvider(replay, observer)
+        if setup.wired:
+            final_response, error, trace, session = _play_wired(
+                case, setup, provider, replay, observer, workspace
+            )
+        else:
+            final_response, error, trace = _play(
+                case, setup, provider, replay, observer, workspace, None
+            )
     requests: tuple[object, ...] = ()
     if session is not None:
         requests = tuple(session.requests)
@@ -155,14 +145,65 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     )
 
 
+Played = tuple[str, str | None, str | None]
+"""What a case's agent said last, or why it failed and the traceback of an unexpected error."""
+
+
+def _play(
+    case: Case,
+    setup: Setup,
+    provider: ModelProvider,
+    replay: ReplayProvider,
+    observer: Observer,
+    workspace: Workspace,
+    session: WireSession | None,
+) -> Played:
+    """Build the case's agent, play it the case's turns and close it, whatever happens."""
+    timeout = setup.case_timeout if setup.can_hang else None
+    try:
+        agent = _build_agent(setup, case, provider, observer, workspace, session)
+        try:
+            return within(timeout, lambda: converse(agent, case.trace, replay)), None, None
+        finally:
+            close = getattr(agent, "close", None)
+            if close is not None:
+                close()
+    except ConfigError:
+        raise
+    except Exception as exc:  # an agent bug errors its case, never the suite
+        return "", *_failure(exc)
+
+
+def _play_wired(
+    case: Case,
+    setup: Setup,
+    provider: ModelProvider,
+    replay: ReplayProvider,
+    observer: Observer,
+    workspace: Workspace,
+) -> tuple[str, str | None, str | None, WireSession | None]:
+    """`_play` with the case served on the replay endpoint while the agent runs."""
+    from harness.wire import shared_server  # only wire runs pay for the server
+
+    with ExitStack() as stack:
+        try:
+            session = stack.enter_context(shared_server().session(case.name, provider, observer))
+        except Exception as exc:
+            return "", *_failure(exc), None
+        return (*_play(case, setup, provider, replay, observer, workspace, session), session)
+
+
+def _failure(exc: Exception) -> tuple[str, str | None]:
+    """A case's error for `exc`, with a traceback unless the harness itself raised it."""
+    if isinstance(exc, CaseError):
+        return str(exc), None
+    return f"{type(exc).__name__}: {exc}", _formatted(exc)
+
+
 def _formatted(exc: BaseException) -> str:
     import traceback  # only a crashed case needs it
 
     return "".join(traceback.format_exception(exc))
-
-
-def _nothing() -> None:
-    """No clean-up to do."""
 
 
 def _wire_error(problems: list[str], error: str | None) -> str | None:

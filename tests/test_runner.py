@@ -106,6 +106,38 @@ def test_agent_exception_of_any_kind_errors_the_case() -> None:
     assert not report.passed
 
 
+def test_agent_is_closed_after_its_case_and_a_failing_close_errors_only_it() -> None:
+    """close() runs after the turns, pass or fail; if it raises, that case errors, not the run."""
+    closed: list[str] = []
+
+    class Closing:
+        def __init__(self, provider: ModelProvider, fail: bool) -> None:
+            self.provider, self.fail = provider, fail
+
+        def turn(self, user_input: str) -> str:
+            return self.provider.complete([], []).text
+
+        def close(self) -> None:
+            closed.append("closed")
+            if self.fail:
+                raise OSError("socket already gone")
+
+    def factory(fail: bool) -> Any:
+        def make(p: ModelProvider, t: ToolRegistry, o: Observer, w: Workspace) -> Agent:
+            return Closing(p, fail)
+
+        return make
+
+    text_only = one_turn(text_step("hello"))
+    good = run_case(case(turns=text_only), Setup(agent_factory=factory(fail=False)))
+    bad = run_case(case(turns=text_only), Setup(agent_factory=factory(fail=True)))
+    assert closed == ["closed", "closed"]
+    assert good.error is None
+    assert bad.error == "OSError: socket already gone"
+    assert bad.traceback is not None
+    assert "socket already gone" in bad.traceback
+
+
 def test_each_case_gets_a_fresh_workspace_removed_after() -> None:
     """A workspace is private to its case and gone once the case ends."""
     seen: list[str] = []
