@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -24,6 +24,7 @@ from harness.case import (
     LlmTrace,
     PayloadExpect,
     RequestExpects,
+    ScriptedCall,
     ToolCallsReply,
     Turn,
 )
@@ -34,6 +35,8 @@ from harness.pattern import pattern_error
 __all__ = ["decode_trace", "load_case", "read_fixture"]
 
 _decoder = msgspec.json.Decoder(LlmTrace)
+Problem = tuple[str, str] | None
+"""Where a fixture breaks an admission rule (a JSON path) and why, or None."""
 # Non-blocking, so that opening a FIFO named like a fixture cannot hang the run.
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
@@ -116,53 +119,62 @@ def decode_trace(path: str, data: bytes, max_nesting: int = DEFAULT_LIMITS.max_n
         limit = f"the limit is {max_nesting} levels, max_nesting"
         reason = f"nests deeper than the decoder follows ({limit})"
         raise FixtureError(path, None, reason) from None
-    for location, reason in _problems(trace, max_nesting):
-        raise FixtureError(path, location, reason)
+    problem = _problem(trace, max_nesting)
+    if problem is not None:
+        raise FixtureError(path, *problem)
     return trace
 
 
-def _problems(trace: LlmTrace, max_nesting: int) -> Iterator[tuple[str, str]]:
-    """Every reason the trace is not admitted, in document order (the first one is reported)."""
+def _problem(trace: LlmTrace, max_nesting: int) -> Problem:
+    """The first reason, in document order, why the trace is not admitted; None admits it."""
     if not trace.model_name.strip():
-        yield "$.model_name", "empty case name"
-    yield from _turn_problems(trace.turns, max_nesting)
+        return "$.model_name", "empty case name"
+    problem = _turn_problem(trace.turns, max_nesting)
+    if problem is not None:
+        return problem
     expects = trace.expects
     if expects is None:
-        yield "$", 'missing "expects": declares no effective expectation'
-        return
+        return "$", 'missing "expects": declares no effective expectation'
     values = msgspec.structs.astuple(expects)
     for index, family, check in _CHECKED:
         value = values[index]
         if value:  # declared: a non-empty tuple, or a requests block
             problem = check(family, value)
             if problem is not None:
-                yield problem
+                return problem
     if expects.is_empty():
-        yield "$.expects", "declares no effective expectation"
-    yield from _bound_problems(expects)
+        return "$.expects", "declares no effective expectation"
+    return _bound_problem(expects)
 
 
-def _turn_problems(turns: tuple[Turn, ...], max_nesting: int) -> Iterator[tuple[str, str]]:
+def _turn_problem(turns: tuple[Turn, ...], max_nesting: int) -> Problem:
     if not turns:
-        yield "$.turns", "no turns: replay would drive the agent zero times"
+        return "$.turns", "no turns: replay would drive the agent zero times"
     for t, turn in enumerate(turns):
         if not turn.steps:
-            yield f"$.turns[{t}].steps", "the turn scripts no steps"
+            return f"$.turns[{t}].steps", "the turn scripts no steps"
         for s, step in enumerate(turn.steps):
             reply = step.response
-            if not isinstance(reply, ToolCallsReply):
-                continue
-            at = f"$.turns[{t}].steps[{s}].response.tool_calls"
-            if not reply.tool_calls:
-                yield at, "a tool_calls step scripts no call"
-            for c, call in enumerate(reply.tool_calls):
-                if not call.id:
-                    yield f"{at}[{c}].id", "empty call id"
-                if not call.name:
-                    yield f"{at}[{c}].name", "empty call name"
-                if _nested(call.arguments) and _depth(call.arguments) > max_nesting:
-                    reason = f"nests deeper than {max_nesting} levels (max_nesting)"
-                    yield f"{at}[{c}].arguments", reason
+            if isinstance(reply, ToolCallsReply):
+                problem = _calls_problem(reply.tool_calls, max_nesting)
+                if problem is not None:
+                    within, reason = problem
+                    return f"$.turns[{t}].steps[{s}].response.tool_calls{within}", reason
+    return None
+
+
+def _calls_problem(calls: tuple[ScriptedCall, ...], max_nesting: int) -> Problem:
+    """A problem of one step's calls, located relative to its `tool_calls`."""
+    if not calls:
+        return "", "a tool_calls step scripts no call"
+    for c, call in enumerate(calls):
+        if not call.id:
+            return f"[{c}].id", "empty call id"
+        if not call.name:
+            return f"[{c}].name", "empty call name"
+        if _nested(call.arguments) and _depth(call.arguments) > max_nesting:
+            return f"[{c}].arguments", f"nests deeper than {max_nesting} levels (max_nesting)"
+    return None
 
 
 def _nested(value: Any) -> bool:
@@ -188,7 +200,6 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-Problem = tuple[str, str] | None
 _EXPECT_FIELDS = Expects.__struct_fields__
 
 
@@ -227,7 +238,7 @@ def _bad_requests(family: str, checks: RequestExpects) -> Problem:
     return None
 
 
-_CHECKS: dict[str, Any] = {
+_CHECKS: dict[str, Callable[[str, Any], Problem]] = {
     **dict.fromkeys(STRING_FAMILIES, _empty_entry),
     **dict.fromkeys(PAYLOAD_FAMILIES, _empty_payload),
     "response_matches": _bad_regex,
@@ -241,21 +252,25 @@ _CHECKED = tuple(
 )
 
 
-def _bound_problems(expects: Expects) -> Iterator[tuple[str, str]]:
+def _bound_problem(expects: Expects) -> Problem:
     low, high, exact = expects.min_tool_calls, expects.max_tool_calls, expects.exact_tool_calls
     if low == 0:
-        yield "$.expects.min_tool_calls", "min_tool_calls: 0 is vacuous: every run makes >= 0 calls"
-    if low is not None and high is not None and low > high:
-        yield (
+        return (
             "$.expects.min_tool_calls",
-            (f"min_tool_calls ({low}) exceeds max_tool_calls ({high}): no run can pass"),
+            "min_tool_calls: 0 is vacuous: every run makes >= 0 calls",
+        )
+    if low is not None and high is not None and low > high:
+        return (
+            "$.expects.min_tool_calls",
+            f"min_tool_calls ({low}) exceeds max_tool_calls ({high}): no run can pass",
         )
     if exact is not None and (
         (low is not None and exact < low) or (high is not None and exact > high)
     ):
         window = f"[{'-' if low is None else low}, {'-' if high is None else high}]"
         bounds = "[min_tool_calls, max_tool_calls]"
-        yield (
+        return (
             "$.expects.exact_tool_calls",
             f"exact_tool_calls ({exact}) lies outside {bounds} = {window}",
         )
+    return None
