@@ -123,9 +123,11 @@ class Expects(_Fixture, frozen=True):
     requests: RequestExpects | None = None
 
     def is_empty(self) -> bool:
-        """Whether no expectation is declared at all."""
-        values = msgspec.structs.astuple(self)
-        return values.count(None) + values.count(()) == len(values)
+        """Whether no expectation is declared at all (every field at its default)."""
+        return msgspec.structs.astuple(self) == _NOTHING_EXPECTED
+
+
+_NOTHING_EXPECTED = msgspec.structs.astuple(Expects())
 
 
 class LlmTrace(_Fixture, frozen=True):

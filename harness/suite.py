@@ -111,7 +111,8 @@ def load_cases(
     problems.extend(_duplicate_names(cases))
     if tool_names is not None:
         registered = frozenset(tool_names)
-        problems.extend(problem for case in cases for problem in unknown_tools(case, registered))
+        for case in cases:
+            problems += unknown_tools(case, registered)
     problems.sort(key=lambda problem: problem.path)
     rejected = {problem.path for problem in problems}
     return [case for case in cases if case.source not in rejected], problems
@@ -155,13 +156,16 @@ def _duplicate_names(cases: list[Case]) -> Iterator[FixtureError]:
             )
 
 
-def unknown_tools(case: Case, registered: frozenset[str]) -> Iterator[FixtureError]:
+def unknown_tools(case: Case, registered: frozenset[str]) -> list[FixtureError]:
     """Expectations naming a tool that is neither registered nor scripted by the fixture."""
     expects = case.expects
-    if registered.issuperset(expects.tools_used) and registered.issuperset(expects.tools_not_used):
-        payloads = (*expects.tool_arguments_contain, *expects.tool_results_contain)
-        if all(entry.tool in registered for entry in payloads):
-            return  # the common case: every named tool is registered
+    if (
+        registered.issuperset(expects.tools_used)
+        and registered.issuperset(expects.tools_not_used)
+        and all(entry.tool in registered for entry in expects.tool_arguments_contain)
+        and all(entry.tool in registered for entry in expects.tool_results_contain)
+    ):
+        return []  # the common case: every named tool is registered
     scripted = {
         call.name
         for turn in case.trace.turns
@@ -176,9 +180,11 @@ def unknown_tools(case: Case, registered: frozenset[str]) -> Iterator[FixtureErr
         *((f"$.expects.{family}[{i}].tool", entry.tool) for family in PAYLOAD_FAMILIES
           for i, entry in enumerate(getattr(expects, family))),
     ]  # fmt: skip
-    for location, name in named:
-        if name not in known:
-            yield FixtureError(case.source, location, _unknown_tool_reason(name, known))
+    return [
+        FixtureError(case.source, location, _unknown_tool_reason(name, known))
+        for location, name in named
+        if name not in known
+    ]
 
 
 def _unknown_tool_reason(name: str, known: frozenset[str]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness.case import Case, TextReply, ToolCallsReply
+from harness.case import Case, Expects, TextReply, ToolCallsReply
 from harness.errors import FixtureError
 from harness.loader import decode_trace, load_case
 from tests.builders import calls_step, echo_trace, text_step
@@ -415,3 +415,16 @@ def test_nesting_bound_is_exact(depth: int, admitted: bool) -> None:
         decode_trace("case.json", data, max_nesting=3)
     assert caught.value.location == "$.turns[0].steps[0].response.tool_calls[0].arguments"
     assert caught.value.reason == "nests deeper than 3 levels (max_nesting)"
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [{"exact_tool_calls": 0}, {"all_tools_succeeded": False}, {"max_tool_calls": 0}],
+)
+def test_falsy_declarations_still_count_as_expectations(
+    write_fixture: WriteFixture, declared: dict[str, Any]
+) -> None:
+    """`0` and `false` are declarations: only keys left at their defaults declare nothing."""
+    case = load_case(str(write_fixture("case.json", with_expects(**declared))))
+    assert not case.expects.is_empty()
+    assert Expects().is_empty()
