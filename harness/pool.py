@@ -1,4 +1,4 @@
-"""Running cases in worker processes (`--jobs`), with the serial run's order and verdicts.
+"""Loading and running cases in worker processes (`--jobs`), with the serial run's results.
 
 Cases go to workers in contiguous chunks and come back in suite order. Where it is safe (Linux,
 no other thread alive) workers are forked and read the parent's already validated cases
@@ -8,33 +8,45 @@ msgspec encodes and decodes far faster than pickle.
 A worker that dies (a segfault, `os._exit`, the OOM killer) breaks the pool: every case that
 was in flight is then run again, alone, in a fresh pool, so the case that crashes errors on its
 own and its neighbours get their real verdicts.
+
+A large suite is also loaded in several processes: the parent reads, decodes and validates
+the first share of the files while forked children do the others and hand back the admitted
+cases as msgpack; the parent then checks the suite as a whole itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import msgspec
 
 from harness.case import Case
+from harness.errors import FixtureError
+from harness.limits import Limits
 from harness.report import CaseReport
 
 if TYPE_CHECKING:
     from harness.runner import Setup
 
-__all__ = ["CRASH_MESSAGE", "cpu_count", "run_in_workers"]
+__all__ = ["CRASH_MESSAGE", "cpu_count", "load_in_workers", "run_in_workers"]
 
 CRASH_MESSAGE = "the worker process running this case crashed (it exited without a result)"
 _encode = msgspec.msgpack.Encoder().encode
 _decode_cases = msgspec.msgpack.Decoder(list[Case]).decode
 _decode_reports = msgspec.msgpack.Decoder(list[CaseReport]).decode
+_decode_loaded = msgspec.msgpack.Decoder(
+    tuple[list[Case], list[tuple[str, str | None, str]]]
+).decode
 
 # What a worker runs with: set in the parent before a fork (inherited), or by the initializer.
 _cases: Sequence[Case] = ()
@@ -62,6 +74,67 @@ def run_in_workers(cases: Sequence[Case], setup: Setup, jobs: int) -> Iterator[C
             chunks = yield from _run_chunks(cases, setup, jobs, chunks)
     finally:
         _cases, _setup = (), None
+
+
+def load_in_workers(
+    directory: str, paths: Sequence[str], links: frozenset[str], limits: Limits, jobs: int
+) -> tuple[list[Case], list[FixtureError]] | None:
+    """Load `paths` in `jobs` processes: the admitted cases and the rejections, in order.
+
+    The suite is cut in `jobs` contiguous shares. This process loads the first itself while
+    a forked child loads each other share into a temp file as msgpack, which this process
+    then decodes. Plain forks, not a pool: a pool's result thread would contend for the GIL
+    with this process's own share. None where forking is not safe, or when a child fails:
+    the caller then loads serially.
+    """
+    from harness.suite import load_paths
+
+    if jobs < 2 or not _can_fork():
+        return None
+    size = -(-len(paths) // jobs)
+    shares = [range(start, min(start + size, len(paths))) for start in range(0, len(paths), size)]
+    children: list[tuple[int, IO[bytes]]] = []
+    try:
+        for share in shares[1:]:
+            children.append(_fork_loader(directory, paths, share, links, limits))
+        cases, problems = load_paths(directory, paths[: shares[0].stop], links, limits)
+        while children:
+            pid, out = children.pop(0)
+            _, status = os.waitpid(pid, 0)
+            with out:
+                if status != 0:
+                    return None
+                out.seek(0)
+                admitted, rejected = _decode_loaded(out.read())
+            cases += admitted
+            problems += (FixtureError(*problem) for problem in rejected)
+        return cases, problems
+    finally:
+        for pid, out in children:  # interrupted, or a child failed: stop the rest
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            out.close()
+
+
+def _fork_loader(
+    directory: str, paths: Sequence[str], share: range, links: frozenset[str], limits: Limits
+) -> tuple[int, IO[bytes]]:
+    """Fork a child that loads `share` of `paths` into a temp file and exits (0: written)."""
+    from harness.suite import load_paths
+
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (handed to the caller, who closes it)
+    pid = os.fork()
+    if pid:
+        return pid, out
+    status = 1
+    try:  # the child: never returns into the caller's stack
+        cases, problems = load_paths(directory, paths[share.start : share.stop], links, limits)
+        out.write(_encode((cases, [(p.path, p.location, p.reason) for p in problems])))
+        out.flush()
+        status = 0
+    finally:
+        os._exit(status)
 
 
 def _run_chunks(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -14,7 +14,18 @@ from harness.limits import DEFAULT_LIMITS, Limits
 from harness.loader import load_case
 from harness.shard import Shard
 
-__all__ = ["Suite", "fixture_paths", "load_cases", "load_suite", "unknown_tools"]
+__all__ = [
+    "PARALLEL_LOAD_MIN",
+    "Suite",
+    "fixture_paths",
+    "load_cases",
+    "load_paths",
+    "load_suite",
+    "unknown_tools",
+]
+
+PARALLEL_LOAD_MIN = 2048
+"""Fixtures from which loading with `jobs` > 1 uses worker processes (below, it does not pay)."""
 
 
 class Suite(msgspec.Struct, frozen=True, kw_only=True):
@@ -70,7 +81,10 @@ def _scan(directory: str, limits: Limits) -> tuple[list[str], frozenset[str]]:
 
 
 def load_suite(
-    directory: str, tool_names: Iterable[str] | None = ("echo",), limits: Limits = DEFAULT_LIMITS
+    directory: str,
+    tool_names: Iterable[str] | None = ("echo",),
+    limits: Limits = DEFAULT_LIMITS,
+    jobs: int = 1,
 ) -> Suite:
     """Load and validate every fixture of a suite folder.
 
@@ -83,11 +97,12 @@ def load_suite(
             neither registered nor scripted by its own fixture could never fail (or never
             pass), so it is rejected. None skips this check.
         limits: Bounds on what is read.
+        jobs: Worker processes that may share the reading and decoding of a large suite.
 
     Raises:
         SuiteError: The folder is unusable, or at least one fixture is rejected.
     """
-    cases, problems = load_cases(directory, tool_names, limits)
+    cases, problems = load_cases(directory, tool_names, limits, jobs)
     if problems:
         noun = "fixture" if len(problems) == 1 else "fixtures"
         raise SuiteError(directory, f"{len(problems)} {noun} rejected", tuple(problems))
@@ -96,7 +111,10 @@ def load_suite(
 
 
 def load_cases(
-    directory: str, tool_names: Iterable[str] | None = ("echo",), limits: Limits = DEFAULT_LIMITS
+    directory: str,
+    tool_names: Iterable[str] | None = ("echo",),
+    limits: Limits = DEFAULT_LIMITS,
+    jobs: int = 1,
 ) -> tuple[list[Case], list[FixtureError]]:
     """The admitted cases of a suite folder and every rejection, in file-name order.
 
@@ -107,7 +125,12 @@ def load_cases(
     """
     paths, links = _scan(directory, limits)
     with gc_paused():  # decoded fixtures are acyclic; scanning the growing heap only costs time
-        cases, problems = _load_all(directory, paths, links, limits)
+        loaded = None
+        if jobs > 1 and len(paths) >= PARALLEL_LOAD_MIN:
+            from harness.pool import load_in_workers
+
+            loaded = load_in_workers(directory, paths, links, limits, jobs)
+        cases, problems = load_paths(directory, paths, links, limits) if loaded is None else loaded
     problems.extend(_duplicate_names(cases))
     if tool_names is not None:
         registered = frozenset(tool_names)
@@ -118,9 +141,14 @@ def load_cases(
     return [case for case in cases if case.source not in rejected], problems
 
 
-def _load_all(
-    directory: str, paths: list[str], links: frozenset[str], limits: Limits
+def load_paths(
+    directory: str, paths: Sequence[str], links: frozenset[str], limits: Limits
 ) -> tuple[list[Case], list[FixtureError]]:
+    """Load fixture files of `directory`: the admitted cases and the rejections, in order.
+
+    `links` are the paths that are symlinks, which must stay inside the folder unless the
+    limits allow otherwise.
+    """
     cases: list[Case] = []
     problems: list[FixtureError] = []
     if limits.follow_external_symlinks:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness import pool
+from harness import suite as suite_module
 from harness.cli import main
 from harness.errors import UsageError
+from harness.limits import DEFAULT_LIMITS
 from harness.merge import MergeError, merge_reports, read_part
 from harness.runner import Setup, run_suite
 from harness.shard import Shard, parse_shard
@@ -323,3 +326,62 @@ def test_bench_peak_rss_is_the_child_own() -> None:
     assert elapsed > 0
     assert 0 < rss_kib < 64 * 1024
     assert len(ballast) == 128 * 1024 * 1024
+
+
+@pytest.fixture
+def suite_with_rejects(write_fixture: WriteFixture) -> Path:
+    """Forty fixtures, a few of them rejected for different reasons, one name twice."""
+    for i in range(40):
+        trace: Any = echo_trace(model_name=f"case-{i:02d}")
+        if i == 7:
+            trace = "{not json"
+        elif i == 19:
+            trace["turns"] = []
+        elif i == 33:
+            trace["model_name"] = "case-03"
+        path = write_fixture(f"c{i:02d}.json", trace)
+    return path.parent
+
+
+def test_loading_in_workers_equals_loading_serially(
+    suite_with_rejects: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same cases, in order, and the same rejections, when workers share the load."""
+    serial_cases, serial_problems = suite_module.load_cases(str(suite_with_rejects))
+    monkeypatch.setattr(suite_module, "PARALLEL_LOAD_MIN", 2)
+    monkeypatch.setattr(pool, "_can_fork", lambda: True)  # other tests may leave threads
+    loaded = pool.load_in_workers(
+        str(suite_with_rejects),
+        suite_module.fixture_paths(str(suite_with_rejects)),
+        frozenset(),
+        DEFAULT_LIMITS,
+        3,
+    )
+    assert loaded is not None
+    parallel_cases, parallel_problems = suite_module.load_cases(str(suite_with_rejects), jobs=3)
+    assert parallel_cases == serial_cases
+    assert [str(p) for p in parallel_problems] == [str(p) for p in serial_problems]
+    assert len(serial_problems) == 3
+
+
+def test_a_load_worker_that_dies_falls_back_to_loading_serially(
+    suite_with_rejects: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crashed load worker costs time, never cases: the parent loads the suite itself."""
+    parent = os.getpid()
+    load_paths = suite_module.load_paths
+    serial_loads: list[int] = []
+
+    def crash_in_workers(*args: Any) -> Any:
+        if os.getpid() != parent:
+            os._exit(3)
+        serial_loads.append(len(args[1]))
+        return load_paths(*args)
+
+    monkeypatch.setattr(suite_module, "PARALLEL_LOAD_MIN", 2)
+    monkeypatch.setattr(pool, "_can_fork", lambda: True)
+    monkeypatch.setattr(suite_module, "load_paths", crash_in_workers)
+    cases, problems = suite_module.load_cases(str(suite_with_rejects), jobs=2)
+    assert serial_loads[-1] == 40  # the workers died; the parent loaded every file itself
+    assert len(cases) == 37
+    assert len(problems) == 3

@@ -84,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(LIVE_MODE_MESSAGE)
     shard = parse_shard(args.shard) if args.shard else None
     setup, tool_names = setup_from(args, config, config_path)
-    suite = load_suite(args.suite or config.suite_dir, tool_names, config.limits)
+    suite = load_suite(args.suite or config.suite_dir, tool_names, config.limits, args.jobs)
     if shard is not None:
         suite = suite.sharded(shard)
     with stop_on_sigterm():
