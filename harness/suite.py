@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -77,7 +78,8 @@ def _scan(directory: str, limits: Limits) -> tuple[list[str], frozenset[str]]:
             f"{limits.max_fixtures} (max_fixtures)"
         )
         raise SuiteError(directory, reason)
-    return sorted(os.path.join(directory, entry.name) for entry in entries), links
+    # entry.path is os.path.join(directory, entry.name), made in C by the listing itself.
+    return sorted(entry.path for entry in entries), links
 
 
 def load_suite(
@@ -184,14 +186,17 @@ def _duplicate_names(cases: list[Case]) -> Iterator[FixtureError]:
             )
 
 
+_TOOL = operator.attrgetter("tool")
+
+
 def unknown_tools(case: Case, registered: frozenset[str]) -> list[FixtureError]:
     """Expectations naming a tool that is neither registered nor scripted by the fixture."""
     expects = case.expects
     if (
         registered.issuperset(expects.tools_used)
         and registered.issuperset(expects.tools_not_used)
-        and all(entry.tool in registered for entry in expects.tool_arguments_contain)
-        and all(entry.tool in registered for entry in expects.tool_results_contain)
+        and registered.issuperset(map(_TOOL, expects.tool_arguments_contain))
+        and registered.issuperset(map(_TOOL, expects.tool_results_contain))
     ):
         return []  # the common case: every named tool is registered
     scripted = {
