@@ -96,7 +96,10 @@ def load_in_workers(
     children: list[tuple[int, IO[bytes]]] = []
     try:
         for share in shares[1:]:
-            children.append(_fork_loader(directory, paths, share, links, limits))
+            try:
+                children.append(_fork_loader(directory, paths, share, links, limits))
+            except OSError:  # no process or temp file to be had: load serially
+                return None
         cases, problems = load_paths(directory, paths[: shares[0].stop], links, limits)
         while children:
             pid, out = children.pop(0)
@@ -124,7 +127,11 @@ def _fork_loader(
     from harness.suite import load_paths
 
     out = tempfile.TemporaryFile()  # noqa: SIM115 (handed to the caller, who closes it)
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        out.close()
+        raise
     if pid:
         return pid, out
     status = 1

@@ -385,3 +385,21 @@ def test_a_load_worker_that_dies_falls_back_to_loading_serially(
     assert serial_loads[-1] == 40  # the workers died; the parent loaded every file itself
     assert len(cases) == 37
     assert len(problems) == 3
+
+
+def test_loading_falls_back_to_serial_when_no_process_can_be_forked(
+    suite_with_rejects: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Out of processes (fork fails): the suite still loads, in this process."""
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(suite_module, "PARALLEL_LOAD_MIN", 2)
+    monkeypatch.setattr(pool, "_can_fork", lambda: True)
+    monkeypatch.setattr(os, "fork", no_fork)
+    cases, problems = suite_module.load_cases(str(suite_with_rejects), jobs=3)
+    assert [case.name for case in cases] == [
+        case.name for case in suite_module.load_cases(str(suite_with_rejects))[0]
+    ]
+    assert len(problems) == 3
