@@ -403,3 +403,20 @@ def test_loading_falls_back_to_serial_when_no_process_can_be_forked(
         case.name for case in suite_module.load_cases(str(suite_with_rejects))[0]
     ]
     assert len(problems) == 3
+
+
+def test_bench_runs_in_its_own_folder_and_refuses_unexpected_exits(tmp_path: Path) -> None:
+    """Runs start in the given folder (not a checkout), and an exit outside `ok` stops the bench."""
+    import sys
+
+    from harness.bench import Spawner
+
+    folder = os.path.realpath(tmp_path)
+    here = f"import os, sys; sys.exit(0 if os.getcwd() == {folder!r} else 3)"
+    spawner = Spawner(cwd=str(tmp_path))
+    try:
+        spawner.run([sys.executable, "-c", here], ok=(0,))
+        with pytest.raises(SystemExit, match="exited 1"):
+            spawner.run([sys.executable, "-c", "raise SystemExit(1)"], ok=(0,))
+    finally:
+        spawner.close()
