@@ -25,6 +25,8 @@ __all__ = [
 
 Count = Annotated[int, msgspec.Meta(ge=0)]
 """A token count, call count or index: a JSON integer >= 0."""
+Text = Annotated[str, msgspec.Meta(min_length=1)]
+"""A string that must not be empty (checked while decoding, and stated in the schema)."""
 
 
 class _Fixture(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
@@ -38,9 +40,9 @@ class _Fixture(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 class ScriptedCall(_Fixture, frozen=True):
     """One tool call the model is scripted to make."""
 
-    id: str
+    id: Text
     """The call id (non-empty)."""
-    name: str
+    name: Text
     """The tool to dispatch (non-empty)."""
     arguments: Any
     """The arguments, any JSON value."""
@@ -60,7 +62,7 @@ class TextReply(_Fixture, frozen=True, tag="text", tag_field="type"):
 class ToolCallsReply(_Fixture, frozen=True, tag="tool_calls", tag_field="type"):
     """A scripted reply that asks for tools."""
 
-    tool_calls: tuple[ScriptedCall, ...]
+    tool_calls: Annotated[tuple[ScriptedCall, ...], msgspec.Meta(min_length=1)]
     """The calls, run in order (at least one)."""
     input_tokens: Count = 0
     """Prompt tokens the reply reports."""
@@ -80,16 +82,16 @@ class Turn(_Fixture, frozen=True):
 
     user_input: str
     """What the user says."""
-    steps: tuple[Step, ...]
+    steps: Annotated[tuple[Step, ...], msgspec.Meta(min_length=1)]
     """The model's replies, in the order the agent asks for them (at least one)."""
 
 
 class PayloadExpect(_Fixture, frozen=True):
     """A needle that must appear in a tool's recorded arguments or results."""
 
-    tool: str
+    tool: Text
     """The tool whose calls are inspected (non-empty)."""
-    needle: str
+    needle: Text
     """The substring to find (non-empty)."""
     call_index: Count | None = None
     """Which call to `tool`, 0-based in dispatch order; any call when omitted."""
@@ -98,9 +100,9 @@ class PayloadExpect(_Fixture, frozen=True):
 class RequestExpects(_Fixture, frozen=True):
     """Checks on what the agent sent to the replay endpoint, in every request."""
 
-    tools_offered: tuple[str, ...] = ()
+    tools_offered: tuple[Text, ...] = ()
     """Tool names every request offers in `tools`."""
-    system_prompt_contains: tuple[str, ...] = ()
+    system_prompt_contains: tuple[Text, ...] = ()
     """Text every request's system (or developer) message contains."""
     params: dict[str, Any] = msgspec.field(default_factory=dict)
     """Top-level request fields and the values every request sends (e.g. temperature)."""
@@ -109,17 +111,17 @@ class RequestExpects(_Fixture, frozen=True):
 class Expects(_Fixture, frozen=True):
     """The declarative expectations, graded in the order of the fields below."""
 
-    response_contains: tuple[str, ...] = ()
-    response_not_contains: tuple[str, ...] = ()
-    tools_used: tuple[str, ...] = ()
-    tools_not_used: tuple[str, ...] = ()
+    response_contains: tuple[Text, ...] = ()
+    response_not_contains: tuple[Text, ...] = ()
+    tools_used: tuple[Text, ...] = ()
+    tools_not_used: tuple[Text, ...] = ()
     max_tool_calls: Count | None = None
     min_tool_calls: Count | None = None
     exact_tool_calls: Count | None = None
     tool_arguments_contain: tuple[PayloadExpect, ...] = ()
     tool_results_contain: tuple[PayloadExpect, ...] = ()
     all_tools_succeeded: bool | None = None
-    response_matches: tuple[str, ...] = ()
+    response_matches: tuple[Text, ...] = ()
     requests: RequestExpects | None = None
 
     def is_empty(self) -> bool:
@@ -135,7 +137,7 @@ class LlmTrace(_Fixture, frozen=True):
 
     model_name: str
     """The case name shown in every report."""
-    turns: tuple[Turn, ...]
+    turns: Annotated[tuple[Turn, ...], msgspec.Meta(min_length=1)]
     """The conversation (at least one turn)."""
     expects: Expects | None = None
     """What the run must satisfy; a fixture without it is rejected."""

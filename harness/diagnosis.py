@@ -40,10 +40,26 @@ KNOWN_KEYS = (
 )  # fmt: skip
 
 
+_EMPTY = re.compile(r"^Expected `(?:str|array)` of length >= 1 - at `(?P<path>[^`]*)`$")
+_ENTRY = re.compile(r"^\$\.expects\.(?P<family>[a-z_.]+)\[\d+\]$")
+# What an empty value means where the fixture format forbids one, by the key it sits under.
+_EMPTY_REASONS = {
+    "turns": "no turns: replay would drive the agent zero times",
+    "steps": "the turn scripts no steps",
+    "tool_calls": "a tool_calls step scripts no call",
+    "id": "empty call id",
+    "name": "empty call name",
+    "tool": "empty tool asserts nothing",
+    "needle": "empty needle asserts nothing",
+}
+
+
 def describe_decode_error(exc: msgspec.MsgspecError, data: bytes) -> tuple[str, str]:
     """The location and reason for a fixture msgspec could not decode."""
     message = str(exc)
     if isinstance(exc, msgspec.ValidationError):
+        if empty := _EMPTY.match(message):
+            return empty["path"], _empty_reason(empty["path"])
         return describe_validation(message)
     if "UTF-8" in message:
         try:
@@ -59,6 +75,13 @@ def describe_decode_error(exc: msgspec.MsgspecError, data: bytes) -> tuple[str, 
         offset = len(data)
         reason = "unexpected end of file" if "truncated" in message else message
     return text_position(data, offset), f"invalid JSON: {reason}"
+
+
+def _empty_reason(path: str) -> str:
+    if entry := _ENTRY.match(path):
+        return f'declares a zero-length entry in "{entry["family"]}"'
+    key = path.rsplit(".", 1)[-1]
+    return _EMPTY_REASONS.get(key, "must not be empty")
 
 
 def text_position(data: bytes, offset: int) -> str:

@@ -11,20 +11,14 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from harness.case import (
-    PAYLOAD_FAMILIES,
-    STRING_FAMILIES,
     Case,
     Expects,
     LlmTrace,
-    PayloadExpect,
-    RequestExpects,
-    ScriptedCall,
     ToolCallsReply,
     Turn,
 )
@@ -126,54 +120,46 @@ def decode_trace(path: str, data: bytes, max_nesting: int = DEFAULT_LIMITS.max_n
 
 
 def _problem(trace: LlmTrace, max_nesting: int) -> Problem:
-    """The first reason, in document order, why the trace is not admitted; None admits it."""
+    """The first reason, in document order, why the trace is not admitted; None admits it.
+
+    Empty strings and arrays that the format forbids were refused while decoding (their
+    `min_length` is part of the types); what is left needs a look at the decoded trace.
+    """
     if not trace.model_name.strip():
         return "$.model_name", "empty case name"
-    problem = _turn_problem(trace.turns, max_nesting)
+    problem = _nesting_problem(trace.turns, max_nesting)
     if problem is not None:
         return problem
     expects = trace.expects
     if expects is None:
         return "$", 'missing "expects": declares no effective expectation'
-    values = msgspec.structs.astuple(expects)
-    for index, family, check in _CHECKED:
-        value = values[index]
-        if value:  # declared: a non-empty tuple, or a requests block
-            problem = check(family, value)
-            if problem is not None:
-                return problem
+    for i, source in enumerate(expects.response_matches):
+        error = pattern_error(source)
+        if error is not None:
+            return f"$.expects.response_matches[{i}]", f"invalid RE2 regex: {error}"
+    checks = expects.requests
+    if checks is not None and not (
+        checks.tools_offered or checks.system_prompt_contains or checks.params
+    ):
+        return "$.expects.requests", "declares no request check"
     if expects.is_empty():
         return "$.expects", "declares no effective expectation"
     return _bound_problem(expects)
 
 
-def _turn_problem(turns: tuple[Turn, ...], max_nesting: int) -> Problem:
-    if not turns:
-        return "$.turns", "no turns: replay would drive the agent zero times"
+def _nesting_problem(turns: tuple[Turn, ...], max_nesting: int) -> Problem:
+    """The first scripted call whose arguments nest deeper than `max_nesting`."""
     for t, turn in enumerate(turns):
-        if not turn.steps:
-            return f"$.turns[{t}].steps", "the turn scripts no steps"
         for s, step in enumerate(turn.steps):
             reply = step.response
-            if isinstance(reply, ToolCallsReply):
-                problem = _calls_problem(reply.tool_calls, max_nesting)
-                if problem is not None:
-                    within, reason = problem
-                    return f"$.turns[{t}].steps[{s}].response.tool_calls{within}", reason
-    return None
-
-
-def _calls_problem(calls: tuple[ScriptedCall, ...], max_nesting: int) -> Problem:
-    """A problem of one step's calls, located relative to its `tool_calls`."""
-    if not calls:
-        return "", "a tool_calls step scripts no call"
-    for c, call in enumerate(calls):
-        if not call.id:
-            return f"[{c}].id", "empty call id"
-        if not call.name:
-            return f"[{c}].name", "empty call name"
-        if _nested(call.arguments) and _depth(call.arguments) > max_nesting:
-            return f"[{c}].arguments", f"nests deeper than {max_nesting} levels (max_nesting)"
+            if not isinstance(reply, ToolCallsReply):
+                continue
+            for c, call in enumerate(reply.tool_calls):
+                if _nested(call.arguments) and _depth(call.arguments) > max_nesting:
+                    return (
+                        f"$.turns[{t}].steps[{s}].response.tool_calls[{c}].arguments",
+                        f"nests deeper than {max_nesting} levels (max_nesting)",
+                    )
     return None
 
 
@@ -198,58 +184,6 @@ def _depth(value: Any) -> int:
         deepest = max(deepest, depth)
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return deepest
-
-
-_EXPECT_FIELDS = Expects.__struct_fields__
-
-
-def _empty_entry(family: str, entries: tuple[str, ...]) -> Problem:
-    if "" not in entries:
-        return None
-    return f"$.expects.{family}[{entries.index('')}]", f'declares a zero-length entry in "{family}"'
-
-
-def _empty_payload(family: str, entries: tuple[PayloadExpect, ...]) -> Problem:
-    for i, payload in enumerate(entries):
-        for key in ("tool", "needle"):
-            if not getattr(payload, key):
-                return f"$.expects.{family}[{i}].{key}", f"empty {key} asserts nothing"
-    return None
-
-
-def _bad_regex(family: str, sources: tuple[str, ...]) -> Problem:
-    problem = _empty_entry(family, sources)
-    if problem is not None:
-        return problem
-    for i, source in enumerate(sources):
-        error = pattern_error(source)
-        if error is not None:
-            return f"$.expects.{family}[{i}]", f"invalid RE2 regex: {error}"
-    return None
-
-
-def _bad_requests(family: str, checks: RequestExpects) -> Problem:
-    if not (checks.tools_offered or checks.system_prompt_contains or checks.params):
-        return f"$.expects.{family}", "declares no request check"
-    for name in ("tools_offered", "system_prompt_contains"):
-        problem = _empty_entry(f"{family}.{name}", getattr(checks, name))
-        if problem is not None:
-            return problem
-    return None
-
-
-_CHECKS: dict[str, Callable[[str, Any], Problem]] = {
-    **dict.fromkeys(STRING_FAMILIES, _empty_entry),
-    **dict.fromkeys(PAYLOAD_FAMILIES, _empty_payload),
-    "response_matches": _bad_regex,
-    "requests": _bad_requests,
-}
-# (position in Expects, family, check), in field order: problems come in document order.
-_CHECKED = tuple(
-    (index, family, _CHECKS[family])
-    for index, family in enumerate(_EXPECT_FIELDS)
-    if family in _CHECKS
-)
 
 
 def _bound_problem(expects: Expects) -> Problem:
