@@ -65,19 +65,25 @@ def read_fixture(path: str, max_bytes: int = DEFAULT_LIMITS.max_fixture_bytes) -
             raise FixtureError(path, None, f"is {kind}, not a fixture file")
         if info.st_size > max_bytes:
             raise FixtureError(path, None, _too_large(info.st_size, max_bytes))
-        chunks = [os.read(fd, info.st_size + 1)]
-        size = len(chunks[0])
-        # A short read means end of file; a full one, that the file grew while it was read.
-        while size > info.st_size and chunks[-1] and size <= max_bytes:
-            chunks.append(os.read(fd, max_bytes + 1 - size))
-            size += len(chunks[-1])
+        data = os.read(fd, info.st_size + 1)
+        if len(data) > info.st_size:  # the file grew while it was read: read on, bounded
+            data = _read_on(fd, data, max_bytes)
     except OSError as exc:
         raise FixtureError(path, None, f"cannot read: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    if size > max_bytes:
-        raise FixtureError(path, None, _too_large(size, max_bytes))
-    return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
+    if len(data) > max_bytes:
+        raise FixtureError(path, None, _too_large(len(data), max_bytes))
+    return data
+
+
+def _read_on(fd: int, head: bytes, max_bytes: int) -> bytes:
+    """`head` and the rest of the file, up to end of file or one byte past `max_bytes`."""
+    chunks, size = [head], len(head)
+    while chunks[-1] and size <= max_bytes:
+        chunks.append(os.read(fd, max_bytes + 1 - size))
+        size += len(chunks[-1])
+    return b"".join(chunks)
 
 
 def _unreadable(path: str, exc: OSError) -> str:

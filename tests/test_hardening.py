@@ -8,12 +8,15 @@ import socket
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.cli import main
+from harness.errors import FixtureError
+from harness.loader import read_fixture
 from harness.redact import MARK, RECORD_LIMIT, redact
 from tests.builders import echo_trace, text_step
 from tests.conftest import WriteFixture
@@ -333,3 +336,32 @@ def test_a_100mb_tool_result_is_graded_whole_and_reported_bounded(
     (case,) = json.loads(report.read_text())["cases"]
     assert case["passed"] is True
     assert case["tool_calls"][0]["result"].endswith("…[truncated 99000003 chars]")
+
+
+def _stat_saying(size: int, real: Callable[[int], os.stat_result]) -> Callable[[int], Any]:
+    def fstat(fd: int) -> os.stat_result:
+        info = real(fd)
+        return os.stat_result((*info[:6], size, *info[7:10]))
+
+    return fstat
+
+
+def test_fixture_growing_while_read_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file longer than its stat said (it grew) is read to its end, not cut at the old size."""
+    path = tmp_path / "grows.json"
+    path.write_bytes(b"x" * 5000)
+    monkeypatch.setattr(os, "fstat", _stat_saying(100, os.fstat))
+    assert read_fixture(str(path), max_bytes=10_000) == b"x" * 5000
+
+
+def test_fixture_growing_past_the_bound_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Growth is read only one byte past max_fixture_bytes, then refused."""
+    path = tmp_path / "grows.json"
+    path.write_bytes(b"x" * 5000)
+    monkeypatch.setattr(os, "fstat", _stat_saying(100, os.fstat))
+    with pytest.raises(FixtureError, match="is 1001 bytes, over the 1000-byte limit"):
+        read_fixture(str(path), max_bytes=1000)
