@@ -21,7 +21,7 @@ from harness.provider import ModelProvider
 from harness.redact import published
 from harness.replay import ReplayProvider
 from harness.report import CaseReport, SuiteReport
-from harness.suite import Suite
+from harness.suite import PARALLEL_MIN, Suite
 from harness.tools import ToolRegistry, default_tools
 from harness.workspace import Workspace
 
@@ -260,14 +260,16 @@ def run_suite(
 ) -> SuiteReport:
     """Run every case of `suite` in order; a case that errors never stops the others.
 
-    With `jobs` > 1 the cases run in that many worker processes; the report is the same.
+    With `jobs` > 1 the cases run in that many worker processes; the report is the same. The
+    built-in loop replays a suite of fewer than `PARALLEL_MIN` cases here even so: workers would
+    cost more than they save.
     """
     started_at = time.time()
     started = time.perf_counter()
     finished: list[CaseReport] = []
     interrupted = None
     with gc_paused():
-        if jobs > 1 and len(suite.cases) > 1:
+        if _in_workers(suite, setup, jobs):
             from harness.pool import run_in_workers
 
             reports = run_in_workers(suite.cases, setup, min(jobs, len(suite.cases)))
@@ -289,6 +291,13 @@ def run_suite(
         suite_total=suite.total,
         interrupted=interrupted,
     )
+
+
+def _in_workers(suite: Suite, setup: Setup, jobs: int) -> bool:
+    """Whether to replay in worker processes: asked for, and worth starting them."""
+    if jobs < 2 or len(suite.cases) < 2:
+        return False
+    return setup.can_hang or len(suite.cases) >= PARALLEL_MIN
 
 
 def _iso_utc(seconds: float) -> str:

@@ -16,7 +16,7 @@ from harness.loader import load_case
 from harness.shard import Shard
 
 __all__ = [
-    "PARALLEL_LOAD_MIN",
+    "PARALLEL_MIN",
     "Suite",
     "fixture_paths",
     "load_cases",
@@ -25,8 +25,13 @@ __all__ = [
     "unknown_tools",
 ]
 
-PARALLEL_LOAD_MIN = 2048
-"""Fixtures from which loading with `jobs` > 1 uses worker processes (below, it does not pay)."""
+PARALLEL_MIN = 2048
+"""Suite size from which `jobs` > 1 loads, and replays with the built-in loop, in workers.
+
+Below it, starting workers costs more than they save: loading and replaying a case with the
+reference agent takes tens of microseconds. A project's own agent or tools, whose cases may
+take far longer, get their workers whatever the size.
+"""
 
 
 class Suite(msgspec.Struct, frozen=True, kw_only=True):
@@ -128,7 +133,7 @@ def load_cases(
     paths, links = _scan(directory, limits)
     with gc_paused():  # decoded fixtures are acyclic; scanning the growing heap only costs time
         loaded = None
-        if jobs > 1 and len(paths) >= PARALLEL_LOAD_MIN:
+        if jobs > 1 and len(paths) >= PARALLEL_MIN:
             from harness.pool import load_in_workers
 
             loaded = load_in_workers(directory, paths, links, limits, jobs)

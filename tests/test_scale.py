@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from harness import pool
+from harness import runner as runner_module
 from harness import suite as suite_module
 from harness.cli import main
 from harness.errors import UsageError
@@ -18,6 +19,7 @@ from harness.merge import MergeError, merge_reports, read_part
 from harness.runner import Setup, run_suite
 from harness.shard import Shard, parse_shard
 from harness.suite import load_suite
+from tests.agents import upper_tools
 from tests.builders import echo_trace, text_step
 from tests.conftest import WriteFixture
 
@@ -45,6 +47,27 @@ def mixed_suite(write_fixture: WriteFixture) -> Path:
     return path.parent
 
 
+@pytest.fixture
+def worker_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many cases each replay in worker processes got."""
+    calls: list[int] = []
+    real = pool.run_in_workers
+
+    def counted(cases: Any, setup: Setup, jobs: int) -> Any:
+        calls.append(len(cases))
+        return real(cases, setup, jobs)
+
+    monkeypatch.setattr(pool, "run_in_workers", counted)
+    return calls
+
+
+@pytest.fixture
+def worker_runs(worker_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """`worker_calls`, with workers used for a suite of any size."""
+    monkeypatch.setattr(runner_module, "PARALLEL_MIN", 2)
+    return worker_calls
+
+
 def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
     status = main([*argv, "--format", "json"])
     return status, json.loads(capsys.readouterr().out)
@@ -56,6 +79,7 @@ def test_jobs_output_equals_serial_output(
     fork: bool,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    worker_runs: list[int],
 ) -> None:
     """Same order, verdicts and JSON (apart from timings) with worker processes."""
     monkeypatch.setattr(pool, "_can_fork", lambda: fork)
@@ -63,6 +87,7 @@ def test_jobs_output_equals_serial_output(
     parallel_status, parallel = run_json(
         ["run", "--suite", str(mixed_suite), "--jobs", "3"], capsys
     )
+    assert worker_runs == [12]
     assert serial_status == parallel_status == 1
     assert without_timings(parallel) == without_timings(serial)
 
@@ -264,14 +289,30 @@ def test_jobs_flag_validation(capsys: pytest.CaptureFixture[str]) -> None:
     assert "expected a whole number >= 1 or auto" in capsys.readouterr().err
 
 
-def test_run_suite_with_jobs_keeps_order_in_process(mixed_suite: Path) -> None:
+def test_run_suite_with_jobs_keeps_order_in_process(
+    mixed_suite: Path, worker_runs: list[int]
+) -> None:
     """The library call gives the same reports as the serial one."""
     suite = load_suite(str(mixed_suite))
     serial = run_suite(suite, setup=Setup())
     parallel = run_suite(suite, setup=Setup(), jobs=2)
+    assert worker_runs == [12]
     assert [(c.name, c.passed, c.error, c.grades) for c in parallel.cases] == [
         (c.name, c.passed, c.error, c.grades) for c in serial.cases
     ]
+
+
+def test_small_suite_with_the_builtin_loop_skips_workers(
+    mixed_suite: Path, worker_calls: list[int]
+) -> None:
+    """Below PARALLEL_MIN cases the reference loop replays here; a project's tools still get
+    their workers, since their cases may take any time."""
+    suite = load_suite(str(mixed_suite))
+    builtin = run_suite(suite, setup=Setup(), jobs=2)
+    assert worker_calls == []
+    project = run_suite(suite, setup=Setup(tools=upper_tools), jobs=2)
+    assert worker_calls == [12]
+    assert [c.passed for c in builtin.cases] == [c.passed for c in project.cases]
 
 
 def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
@@ -348,7 +389,7 @@ def test_loading_in_workers_equals_loading_serially(
 ) -> None:
     """The same cases, in order, and the same rejections, when workers share the load."""
     serial_cases, serial_problems = suite_module.load_cases(str(suite_with_rejects))
-    monkeypatch.setattr(suite_module, "PARALLEL_LOAD_MIN", 2)
+    monkeypatch.setattr(suite_module, "PARALLEL_MIN", 2)
     monkeypatch.setattr(pool, "_can_fork", lambda: True)  # other tests may leave threads
     loaded = pool.load_in_workers(
         str(suite_with_rejects),
@@ -378,7 +419,7 @@ def test_a_load_worker_that_dies_falls_back_to_loading_serially(
         serial_loads.append(len(args[1]))
         return load_paths(*args)
 
-    monkeypatch.setattr(suite_module, "PARALLEL_LOAD_MIN", 2)
+    monkeypatch.setattr(suite_module, "PARALLEL_MIN", 2)
     monkeypatch.setattr(pool, "_can_fork", lambda: True)
     monkeypatch.setattr(suite_module, "load_paths", crash_in_workers)
     cases, problems = suite_module.load_cases(str(suite_with_rejects), jobs=2)
@@ -395,7 +436,7 @@ def test_loading_falls_back_to_serial_when_no_process_can_be_forked(
     def no_fork() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
-    monkeypatch.setattr(suite_module, "PARALLEL_LOAD_MIN", 2)
+    monkeypatch.setattr(suite_module, "PARALLEL_MIN", 2)
     monkeypatch.setattr(pool, "_can_fork", lambda: True)
     monkeypatch.setattr(os, "fork", no_fork)
     cases, problems = suite_module.load_cases(str(suite_with_rejects), jobs=3)
