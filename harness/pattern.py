@@ -73,14 +73,40 @@ def pattern_error(source: str) -> str | None:
     (about 550k instructions by default). Without a counted repetition (`{n}`) a program
     grows at most ~400 instructions per pattern character (`\\pL`, the largest class, is
     1,200 for 3 characters), so a pattern of at most `PARSE_ONLY_LENGTH` characters without
-    `{` is far inside the budget and parsing it (about a fifth of the cost of compiling, and
-    nothing kept) decides. Any other pattern is compiled.
+    `{` is far inside the budget and parsing it (about a fifth of the cost of compiling)
+    decides. Any other pattern is compiled.
     """
     if len(source) > PARSE_ONLY_LENGTH or "{" in source:
         return compile_pattern(source).error
-    if _re2.Set(_ANYWHERE, _OPTIONS).Add(_utf8(source)) >= 0:
+    if _parser.parses(_utf8(source)):
         return None
     return compile_pattern(source).error  # the parser's reason, as compiling reports it
+
+
+class _Parser:
+    """RE2's parser, as `RE2::Set.Add` runs it (the Set is never compiled).
+
+    A Set keeps what it parsed, so one serves `ROOM` patterns before a fresh one replaces it:
+    making a Set per pattern cost a fifth of the parse again.
+    """
+
+    ROOM = 1024
+
+    __slots__ = ("_left", "_set")
+
+    def __init__(self) -> None:
+        self._set: Any = None
+        self._left = 0
+
+    def parses(self, pattern: bytes) -> bool:
+        """Whether RE2 parses `pattern`."""
+        if self._left <= 0:
+            self._set, self._left = _re2.Set(_ANYWHERE, _OPTIONS), self.ROOM
+        self._left -= 1
+        return bool(self._set.Add(pattern) >= 0)
+
+
+_parser = _Parser()
 
 
 def _utf8(text: str) -> bytes:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness import pattern as pattern_module
 from harness.pattern import CACHE_SIZE, PARSE_ONLY_LENGTH, compile_pattern, pattern_error
 
 
@@ -75,3 +76,13 @@ def test_largest_parse_only_pattern_compiles() -> None:
     assert compile_pattern(densest).error is None
     assert compile_pattern(r"\pL{1000}").error is not None  # too large: compiled, refused
     assert pattern_error(r"\pL{1000}") == compile_pattern(r"\pL{1000}").error
+
+
+def test_load_check_is_right_across_parser_renewals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reused parser is replaced every few patterns; no answer depends on earlier ones."""
+    monkeypatch.setattr(pattern_module._Parser, "ROOM", 2)
+    monkeypatch.setattr(pattern_module, "_parser", pattern_module._Parser())
+    sources = ["a+", "(b", "c|d", "e)", "[f", "g*", "h(?i)i", "(?<=j)k", "l$"] * 3
+    answers = [pattern_error(source) is None for source in sources]
+    assert answers == [compile_pattern(source).error is None for source in sources]
+    assert answers[:9] == [True, False, True, False, False, True, True, False, True]
