@@ -199,9 +199,16 @@ def test_an_interrupted_run_stops_promptly_and_keeps_what_finished(
         str(out / "h.sqlite"),
     ]
     env = {**os.environ, "MARKERS": str(markers)}
-    child = subprocess.Popen(
-        argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    # An ignored SIGINT survives exec (a background job of a shell without job control has
+    # one): handled here while the child starts, it reaches the child as the default.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        child = subprocess.Popen(
+            argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    finally:
+        if previous is not None:  # None: set outside Python, and left to it
+            signal.signal(signal.SIGINT, previous)
     deadline = time.monotonic() + 60
     while len(os.listdir(markers)) < 4:
         assert child.poll() is None, child.communicate()
