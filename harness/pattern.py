@@ -12,8 +12,8 @@ tool may produce, is passed through rather than failing the grade.
 
 The cache is bounded and small: a compiled RE2 with the automaton its first search builds
 holds about 5 KB, so a 10k-case suite of unique patterns must not keep them all. Patterns that
-many cases share stay cached; a unique one is compiled once to validate it at load and once
-more to grade it.
+many cases share stay cached; a unique one is checked at load (see `pattern_error`) and
+compiled when its case is graded.
 """
 
 from __future__ import annotations
