@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,108 +21,10 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["MIXES", "generate_suite", "main"]
+from harness.spawner import Spawner
+from harness.synthetic import generate_suite
 
-
-MIXES = ("mix", "text")
-"""`mix`: 40 % text, 40 % one tool call, 20 % two-turn tool loops; `text`: simple text cases."""
-
-
-def generate_suite(folder: str, count: int, seed: int = 7, mix: str = "mix") -> int:
-    """Write `count` fixtures into `folder`, of the given mix (see `MIXES`).
-
-    Every tool case carries a `response_matches` pattern of its own.
-
-    Returns:
-        The total size of the files, in bytes.
-    """
-    rng = random.Random(seed)
-    os.makedirs(folder, exist_ok=True)
-    total = 0
-    for index in range(count):
-        kind = index % 5 if mix == "mix" else 0
-        trace = (
-            _text_case(index, rng) if kind < 2 else _tool_case(index, rng, turns=1 + (kind == 4))
-        )
-        data = json.dumps(trace, indent=2, ensure_ascii=False).encode()
-        with open(os.path.join(folder, f"case_{index:06d}.json"), "wb") as file:
-            file.write(data)
-        total += len(data)
-    return total
-
-
-def _words(rng: random.Random, count: int) -> str:
-    vocabulary = ("alpha", "bravo", "delta", "echo", "gamma", "kilo", "lima", "nova", "sierra")
-    return " ".join(rng.choice(vocabulary) for _ in range(count))
-
-
-def _text_case(index: int, rng: random.Random) -> dict[str, Any]:
-    answer = f"Hello harness_user, here is answer {index}: {_words(rng, 8)}."
-    return {
-        "model_name": f"text-case-{index}",
-        "turns": [
-            {
-                "user_input": f"Question {index}: {_words(rng, 6)}?",
-                "steps": [
-                    {
-                        "response": {
-                            "type": "text",
-                            "content": answer,
-                            "input_tokens": 20,
-                            "output_tokens": 12,
-                        }
-                    }
-                ],
-            }
-        ],
-        "expects": {
-            "response_contains": [f"answer {index}"],
-            "response_not_contains": ["error"],
-            "exact_tool_calls": 0,
-        },
-    }
-
-
-def _tool_case(index: int, rng: random.Random, turns: int) -> dict[str, Any]:
-    scripted = []
-    for turn in range(turns):
-        message = f"{_words(rng, 3)} {index}-{turn}"
-        call = {"id": f"call_{turn}", "name": "echo", "arguments": {"message": message}}
-        scripted.append(
-            {
-                "user_input": f"Please echo: {message}",
-                "steps": [
-                    {
-                        "response": {
-                            "type": "tool_calls",
-                            "tool_calls": [call],
-                            "input_tokens": 30,
-                            "output_tokens": 15,
-                        }
-                    },
-                    {
-                        "response": {
-                            "type": "text",
-                            "content": f"The echo tool said: {message}",
-                            "input_tokens": 50,
-                            "output_tokens": 10,
-                        }
-                    },
-                ],
-            }
-        )
-    last = f"{index}-{turns - 1}"
-    return {
-        "model_name": f"tool-case-{index}",
-        "turns": scripted,
-        "expects": {
-            "exact_tool_calls": turns,
-            "tool_arguments_contain": [{"tool": "echo", "needle": last, "call_index": turns - 1}],
-            "tool_results_contain": [{"tool": "echo", "needle": last, "call_index": turns - 1}],
-            "all_tools_succeeded": True,
-            "response_matches": [f"said: .* {last}$"],
-        },
-    }
+__all__ = ["main", "measure_load", "measure_run", "measure_start"]
 
 
 def _seconds(work: Callable[[], object]) -> float:
@@ -176,62 +76,6 @@ def measure_load(folder: str, size: int, repeat: int, mix: str = "mix") -> dict[
             load / (read + loads) for read, loads, load in rounds
         ),
     }
-
-
-# Peak RSS is read from wait4(), and a child's peak includes the memory of the process it
-# was forked from: spawned by the bench itself, each `harness run` would be charged the
-# bench's loaded suites. A small process started first does the spawning instead.
-_SPAWNER = """
-import json, os, subprocess, sys, time
-for line in sys.stdin:
-    argv = json.loads(line)
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - started
-    print(json.dumps([elapsed, os.waitstatus_to_exitcode(status), usage.ru_maxrss]), flush=True)
-"""
-
-
-class Spawner:
-    """Runs commands from a small process of its own, for honest peak-RSS figures.
-
-    The commands run in `cwd`: from a project's checkout, `python -m harness` would import
-    the source tree beside it rather than the package as installed.
-    """
-
-    def __init__(self, cwd: str | None = None) -> None:
-        self._process = subprocess.Popen(
-            [sys.executable, "-c", _SPAWNER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=cwd,
-        )
-        stdin, stdout = self._process.stdin, self._process.stdout
-        if stdin is None or stdout is None:  # cannot happen: both are pipes
-            raise RuntimeError("bench: the spawner has no pipes")
-        self._stdin, self._stdout = stdin, stdout
-
-    def run(self, argv: Sequence[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int]:
-        """Wall time (s) and peak RSS (KiB) of one run of `argv`, which must exit in `ok`."""
-        self._stdin.write(json.dumps(list(argv)) + "\n")
-        self._stdin.flush()
-        elapsed, status, rss = json.loads(self._stdout.readline())
-        if status not in ok:
-            raise SystemExit(f"bench: {' '.join(argv)} exited {status}")
-        return elapsed, rss
-
-    def median(self, argv: Sequence[str], repeat: int) -> tuple[float, int]:
-        """Median wall time and largest peak RSS over `repeat` runs."""
-        runs = [self.run(argv) for _ in range(repeat)]
-        return statistics.median(t for t, _ in runs), max(rss for _, rss in runs)
-
-    def close(self) -> None:
-        """Stop the spawning process."""
-        self._stdin.close()
-        self._process.wait()
-        self._stdout.close()
 
 
 def measure_start(spawner: Spawner, suite: str, repeat: int) -> dict[str, float]:

@@ -28,6 +28,7 @@ __all__ = [
     "from_openai_messages",
     "to_openai_message",
     "to_openai_messages",
+    "to_openai_tool_call",
     "to_openai_tools",
     "to_openai_usage",
 ]
@@ -54,17 +55,19 @@ def to_openai_message(message: Message | ModelReply) -> dict[str, Any]:
         message = Message(role="assistant", content=message.text, tool_calls=message.tool_calls)
     out: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.tool_calls:
-        out["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
-            }
-            for call in message.tool_calls
-        ]
+        out["tool_calls"] = [to_openai_tool_call(call) for call in message.tool_calls]
     if message.tool_call_id is not None:
         out["tool_call_id"] = message.tool_call_id
     return out
+
+
+def to_openai_tool_call(call: ToolCall) -> dict[str, Any]:
+    """One tool call as an OpenAI dict, its arguments as a JSON string."""
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+    }
 
 
 def to_openai_messages(messages: Iterable[Message]) -> list[dict[str, Any]]:

@@ -40,7 +40,7 @@ KNOWN_KEYS = (
 )  # fmt: skip
 
 
-_EMPTY = re.compile(r"^Expected `(?:str|array)` of length >= 1 - at `(?P<path>[^`]*)`$")
+_TOO_SHORT = frozenset({"Expected `str` of length >= 1", "Expected `array` of length >= 1"})
 _ENTRY = re.compile(r"^\$\.expects\.(?P<family>[a-z_.]+)\[\d+\]$")
 # What an empty value means where the fixture format forbids one, by the key it sits under.
 _EMPTY_REASONS = {
@@ -58,8 +58,9 @@ def describe_decode_error(exc: msgspec.MsgspecError, data: bytes) -> tuple[str, 
     """The location and reason for a fixture msgspec could not decode."""
     message = str(exc)
     if isinstance(exc, msgspec.ValidationError):
-        if empty := _EMPTY.match(message):
-            return empty["path"], _empty_reason(empty["path"])
+        path, text = _split(message)
+        if text in _TOO_SHORT:  # a non-empty string or array of the format, left empty
+            return path, _empty_reason(path)
         return describe_validation(message)
     if "UTF-8" in message:
         try:
@@ -100,9 +101,7 @@ def describe_validation(message: str, known_keys: Sequence[str] = KNOWN_KEYS) ->
         message: msgspec's message (`... - at `$.path``).
         known_keys: The keys to suggest from when a key is unknown.
     """
-    parts = _AT.match(message)
-    assert parts is not None  # the pattern matches any string
-    path, text = parts["path"] or "$", parts["message"]
+    path, text = _split(message)
     if match := _UNKNOWN.match(text):
         import difflib  # only a rejected input needs suggestions
 
@@ -121,6 +120,13 @@ def describe_validation(message: str, known_keys: Sequence[str] = KNOWN_KEYS) ->
     if match := _EXPECTED.match(text):
         return path, _expected(match["want"], match["rest"])
     return path, text.replace("`", "")
+
+
+def _split(message: str) -> tuple[str, str]:
+    """msgspec's `... - at `$.path`` as the JSON path (`$` when none) and the message."""
+    parts = _AT.match(message)
+    assert parts is not None  # the pattern matches any string
+    return parts["path"] or "$", parts["message"]
 
 
 def _child(path: str, key: str) -> str:

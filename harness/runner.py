@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -109,14 +110,11 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     session: WireSession | None = None
     with Workspace() as workspace:
         provider = ObservedProvider(replay, observer)
+        play = functools.partial(_play, case, setup, provider, replay, observer, workspace)
         if setup.wired:
-            final_response, error, trace, session = _play_wired(
-                case, setup, provider, replay, observer, workspace
-            )
+            final_response, error, trace, session = _play_wired(case, provider, observer, play)
         else:
-            final_response, error, trace = _play(
-                case, setup, provider, replay, observer, workspace, None
-            )
+            final_response, error, trace = play(None)
     requests: tuple[object, ...] = ()
     if session is not None:
         requests = tuple(session.requests)
@@ -176,13 +174,11 @@ def _play(
 
 def _play_wired(
     case: Case,
-    setup: Setup,
     provider: ModelProvider,
-    replay: ReplayProvider,
     observer: Observer,
-    workspace: Workspace,
+    play: Callable[[WireSession | None], Played],
 ) -> tuple[str, str | None, str | None, WireSession | None]:
-    """`_play` with the case served on the replay endpoint while the agent runs."""
+    """`play` with the case served on the replay endpoint while the agent runs."""
     from harness.wire import shared_server  # only wire runs pay for the server
 
     with ExitStack() as stack:
@@ -190,7 +186,7 @@ def _play_wired(
             session = stack.enter_context(shared_server().session(case.name, provider, observer))
         except Exception as exc:
             return "", *_failure(exc), None
-        return (*_play(case, setup, provider, replay, observer, workspace, session), session)
+        return (*play(session), session)
 
 
 def _failure(exc: Exception) -> tuple[str, str | None]:

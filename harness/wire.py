@@ -26,7 +26,12 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from harness.chat_format import content_text, to_openai_message, to_openai_usage
+from harness.chat_format import (
+    content_text,
+    to_openai_message,
+    to_openai_tool_call,
+    to_openai_usage,
+)
 from harness.errors import ReplayError
 from harness.observer import Observer, ToolDispatched
 from harness.provider import ModelProvider, ModelReply, ToolCall
@@ -293,14 +298,7 @@ def _chunks(
     if reply.text:
         yield chunk({"content": reply.text})
     for index, call in enumerate(reply.tool_calls):
-        function = {"name": call.name, "arguments": json.dumps(call.arguments)}
-        yield chunk(
-            {
-                "tool_calls": [
-                    {"index": index, "id": call.id, "type": "function", "function": function}
-                ]
-            }
-        )
+        yield chunk({"tool_calls": [{"index": index, **to_openai_tool_call(call)}]})
     yield chunk({}, _finish(reply))
     if usage:
         yield {**base, "choices": [], "usage": to_openai_usage(reply.usage)}

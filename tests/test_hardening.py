@@ -8,7 +8,6 @@ import socket
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -338,30 +337,27 @@ def test_a_100mb_tool_result_is_graded_whole_and_reported_bounded(
     assert case["tool_calls"][0]["result"].endswith("…[truncated 99000003 chars]")
 
 
-def _stat_saying(size: int, real: Callable[[int], os.stat_result]) -> Callable[[int], Any]:
-    def fstat(fd: int) -> os.stat_result:
+@pytest.fixture
+def grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A 5000-byte fixture whose fstat still says 100 bytes, as if it grew while read."""
+    path = tmp_path / "grows.json"
+    path.write_bytes(b"x" * 5000)
+    real = os.fstat
+
+    def stale(fd: int) -> os.stat_result:
         info = real(fd)
-        return os.stat_result((*info[:6], size, *info[7:10]))
+        return os.stat_result((*info[:6], 100, *info[7:10]))
 
-    return fstat
+    monkeypatch.setattr(os, "fstat", stale)
+    return path
 
 
-def test_fixture_growing_while_read_is_read_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_fixture_growing_while_read_is_read_whole(grown: Path) -> None:
     """A file longer than its stat said (it grew) is read to its end, not cut at the old size."""
-    path = tmp_path / "grows.json"
-    path.write_bytes(b"x" * 5000)
-    monkeypatch.setattr(os, "fstat", _stat_saying(100, os.fstat))
-    assert read_fixture(str(path), max_bytes=10_000) == b"x" * 5000
+    assert read_fixture(str(grown), max_bytes=10_000) == b"x" * 5000
 
 
-def test_fixture_growing_past_the_bound_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_fixture_growing_past_the_bound_is_refused(grown: Path) -> None:
     """Growth is read only one byte past max_fixture_bytes, then refused."""
-    path = tmp_path / "grows.json"
-    path.write_bytes(b"x" * 5000)
-    monkeypatch.setattr(os, "fstat", _stat_saying(100, os.fstat))
     with pytest.raises(FixtureError, match="is 1001 bytes, over the 1000-byte limit"):
-        read_fixture(str(path), max_bytes=1000)
+        read_fixture(str(grown), max_bytes=1000)

@@ -355,7 +355,7 @@ def test_bench_peak_rss_is_the_child_own() -> None:
     """A run's peak RSS is its own, not the memory of the (large) bench process."""
     import sys
 
-    from harness.bench import Spawner
+    from harness.spawner import Spawner
 
     ballast = bytearray(128 * 1024 * 1024)
     ballast[::4096] = b"\1" * len(range(0, len(ballast), 4096))  # touch every page
@@ -450,7 +450,7 @@ def test_bench_runs_in_its_own_folder_and_refuses_unexpected_exits(tmp_path: Pat
     """Runs start in the given folder (not a checkout), and an exit outside `ok` stops the bench."""
     import sys
 
-    from harness.bench import Spawner
+    from harness.spawner import Spawner
 
     folder = os.path.realpath(tmp_path)
     here = f"import os, sys; sys.exit(0 if os.getcwd() == {folder!r} else 3)"
