@@ -120,7 +120,7 @@ def bench(session: nox.Session) -> None:
     # (uv and PYTHONDONTWRITEBYTECODE=1 environments would otherwise recompile every import).
     session.run("python", "-m", "compileall", "-q", "-j", "0", session.virtualenv.location)
     session.run(
-        "python", "-m", "harness.bench", "--out", f"{ARTIFACTS}/bench.json", *session.posargs
+        "python", "-m", "harness._bench", "--out", f"{ARTIFACTS}/bench.json", *session.posargs
     )
 
 

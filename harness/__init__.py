@@ -2,18 +2,6 @@
 
 from __future__ import annotations
 
-from harness.agent import MAX_TOOL_ITERATIONS, Agent, ReferenceAgent
-from harness.case import (
-    Case,
-    Expects,
-    LlmTrace,
-    PayloadExpect,
-    ScriptedCall,
-    Step,
-    TextReply,
-    ToolCallsReply,
-    Turn,
-)
 from harness.config import Config, load_config
 from harness.errors import (
     AgentError,
@@ -27,33 +15,51 @@ from harness.errors import (
     SuiteError,
     UsageError,
 )
-from harness.grader import ExpectationsGrader, Grader, GradeResult, evaluate_expects
-from harness.loader import load_case
-from harness.observer import (
-    Event,
-    ModelReplied,
-    ObservedProvider,
-    Observer,
-    RecordingObserver,
-    ToolDispatched,
+from harness.fixtures.format import (
+    Case,
+    Expects,
+    LlmTrace,
+    PayloadExpect,
+    ScriptedCall,
+    Step,
+    TextReply,
+    ToolCallsReply,
+    Turn,
 )
-from harness.provider import Message, ModelProvider, ModelReply, ToolCall, Usage
-from harness.record import RecordedCall, RunRecord
-from harness.replay import ReplayProvider
-from harness.report import CaseReport, SuiteReport
-from harness.runner import AgentFactory, Setup, run_case, run_suite
-from harness.suite import Suite, load_suite
-from harness.tools import (
+from harness.fixtures.reading import load_case
+from harness.fixtures.suite import Suite, load_suite
+from harness.grading.expectations import ExpectationsGrader, evaluate_expects
+from harness.grading.result import Grader, GradeResult
+from harness.messages import (
+    Event,
+    Message,
+    ModelProvider,
+    ModelReplied,
+    ModelReply,
+    Observer,
+    RecordedCall,
+    ToolCall,
+    ToolDispatched,
+    ToolSpec,
+    Usage,
+)
+from harness.pipeline.case import run_case
+from harness.pipeline.setup import AgentFactory, Setup
+from harness.pipeline.suite import run_suite
+from harness.recording import ObservedProvider, RecordingObserver, RunRecord
+from harness.replay.agent import MAX_TOOL_ITERATIONS, Agent, ReferenceAgent
+from harness.replay.provider import ReplayProvider
+from harness.replay.tools import (
     EchoTool,
     RecordedTool,
     Tool,
     ToolOutput,
     ToolRegistry,
-    ToolSpec,
     default_tools,
 )
+from harness.replay.workspace import Workspace
+from harness.reports.model import CaseReport, SuiteReport
 from harness.version import __version__
-from harness.workspace import Workspace
 
 __all__ = [
     "MAX_TOOL_ITERATIONS",
@@ -108,7 +114,6 @@ __all__ = [
     "Usage",
     "UsageError",
     "Workspace",
-    "__version__",
     "default_tools",
     "evaluate_expects",
     "load_case",

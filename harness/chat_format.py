@@ -19,8 +19,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from harness.provider import Message, ModelReply, ToolCall, Usage
-from harness.tools import ToolSpec
+from harness.messages import Message, ModelReply, ToolCall, ToolSpec, Usage
 
 __all__ = [
     "content_text",

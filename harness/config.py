@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from harness.errors import ConfigError
-from harness.limits import DEFAULT_LIMITS, Limits
+from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
     "DEFAULT_HISTORY",
@@ -136,7 +136,7 @@ def _section(path: str) -> dict[str, Any]:
 
 def _describe(message: str) -> tuple[str, str]:
     """`[tool.harness].key` and the reason, from a msgspec validation error."""
-    from harness.diagnosis import describe_validation
+    from harness.fixtures.diagnosis import describe_validation
 
     fields = Config.__struct_fields__
     path, reason = describe_validation(message, fields)

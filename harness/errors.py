@@ -19,14 +19,22 @@ never escapes `run_case`: it becomes the case's `error`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
 __all__ = [
     "AgentError",
     "ArtifactError",
     "CaseError",
+    "CaseTimeout",
     "ConfigError",
+    "ExtensionError",
     "FixtureError",
     "HarnessError",
     "HistoryError",
+    "MergeError",
     "ReplayError",
     "SuiteError",
     "UsageError",
@@ -130,3 +138,24 @@ class ReplayError(CaseError):
 
 class AgentError(CaseError):
     """The agent loop refused a turn or gave up on it."""
+
+
+class CaseTimeout(CaseError):
+    """The case ran past its `case_timeout`."""
+
+
+class MergeError(HarnessError):
+    """Shard reports that cannot be merged into one.
+
+    Attributes:
+        path: The part that does not fit (or the first part, for a problem of the whole set).
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class ExtensionError(Exception):
+    """An observer or grader extension failed; the message names it and its error."""

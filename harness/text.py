@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from json.encoder import encode_basestring
 
-__all__ = ["QUOTE_LIMIT", "printable", "quote", "quote_list"]
+__all__ = ["QUOTE_LIMIT", "complain", "printable", "quote", "quote_list"]
 
 # The C encoder of a JSON string with non-ASCII kept, what `json.dumps(text,
 # ensure_ascii=False)` calls, without the Python-level dispatch around it.
@@ -41,3 +42,9 @@ _ESCAPES = _escapes()
 def printable(text: str) -> str:
     """`text` with control characters escaped, so it cannot repaint the terminal."""
     return text.translate(_ESCAPES)
+
+
+def complain(message: str) -> None:
+    """Print each line of `message` to stderr as `harness: <line>`."""
+    for line in message.splitlines() or [message]:
+        print(f"harness: {line}", file=sys.stderr)

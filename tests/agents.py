@@ -19,11 +19,7 @@ from harness import (
     ToolRegistry,
     Workspace,
 )
-from harness.chat_format import (
-    from_openai_messages,
-    to_openai_message,
-    to_openai_tools,
-)
+from harness.chat_format import from_openai_messages, to_openai_message, to_openai_tools
 
 
 class UpperTool:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from harness.record import RecordedCall, RunRecord
+from harness.messages import RecordedCall
+from harness.recording import RunRecord
 
 ECHO_TRACE: dict[str, Any] = {
     "model_name": "single-tool-echo",

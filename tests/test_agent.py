@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from harness.agent import MAX_TOOL_ITERATIONS, ReferenceAgent
 from harness.errors import AgentError
-from harness.observer import RecordingObserver
-from harness.provider import Message, ModelReply, ToolCall
-from harness.tools import EchoTool, ToolRegistry, ToolSpec
+from harness.messages import Message, ModelReply, ToolCall, ToolSpec
+from harness.recording import RecordingObserver
+from harness.replay.agent import MAX_TOOL_ITERATIONS, ReferenceAgent
+from harness.replay.tools import EchoTool, ToolRegistry
 
 
 class Scripted:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.artifact import write_atomic
 from harness.errors import ArtifactError
+from harness.reports.artifact import write_atomic
 
 
 def test_write_creates_parents_and_leaves_no_temp_file(tmp_path: Path) -> None:
@@ -52,7 +52,7 @@ def test_unwritable_location_is_an_artifact_error(tmp_path: Path) -> None:
 
 KILLED_WRITER = """
 import os, sys, time
-from harness import artifact
+from harness.reports import artifact
 
 def stall(fd):
     open(sys.argv[2], "w").close()  # tell the parent the new bytes are on disk

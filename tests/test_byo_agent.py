@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness._cli.main import main
 from tests.builders import echo_trace
 from tests.conftest import WriteFixture
 

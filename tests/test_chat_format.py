@@ -10,8 +10,8 @@ from harness.chat_format import (
     to_openai_tools,
     to_openai_usage,
 )
-from harness.provider import Message, ModelReply, ToolCall, Usage
-from harness.tools import EchoTool, spec_of
+from harness.messages import Message, ModelReply, ToolCall, Usage
+from harness.replay.tools import EchoTool, spec_of
 
 
 def test_tools_become_function_tools() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
+from harness._cli.main import main
 from tests.builders import TWO_ECHOES, calls_step, echo_trace, text_step
 from tests.conftest import WriteFixture
 

@@ -1,4 +1,4 @@
-"""End to end through `harness.cli.main` on real fixture files."""
+"""End to end through `harness._cli.main.main` on real fixture files."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import COMMANDS, LIVE_MODE_MESSAGE, main
+from harness._cli.commands.run import LIVE_MODE_MESSAGE
+from harness._cli.main import COMMANDS, main
 from tests.builders import echo_trace, text_step
 from tests.conftest import WriteFixture
 

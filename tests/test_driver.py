@@ -8,10 +8,10 @@ import time
 import msgspec
 import pytest
 
-from harness.case import LlmTrace
-from harness.driver import CaseTimeout, converse, within
-from harness.errors import AgentError
-from harness.replay import ReplayProvider
+from harness.errors import AgentError, CaseTimeout
+from harness.fixtures.format import LlmTrace
+from harness.replay.driver import converse, within
+from harness.replay.provider import ReplayProvider
 from tests.builders import echo_trace, text_step
 
 

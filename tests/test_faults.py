@@ -17,14 +17,15 @@ from typing import Any
 import msgspec
 import pytest
 
-from harness import suite as suite_module
-from harness.case import Case, LlmTrace
-from harness.cli import main
-from harness.grader import GradeResult
-from harness.observer import Event
-from harness.record import RunRecord
-from harness.runner import Setup, run_suite
-from harness.suite import Suite
+from harness.fixtures import suite as suite_module
+from harness._cli.main import main
+from harness.fixtures.format import Case, LlmTrace
+from harness.fixtures.suite import Suite
+from harness.grading.result import GradeResult
+from harness.messages import Event
+from harness.pipeline.setup import Setup
+from harness.pipeline.suite import run_suite
+from harness.recording import RunRecord
 from tests.builders import echo_trace
 from tests.conftest import WriteFixture
 

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.case import LlmTrace
 from harness.config import Config, load_config
 from harness.errors import ConfigError, FixtureError
-from harness.loader import decode_trace
+from harness.fixtures.format import LlmTrace
+from harness.fixtures.reading import decode_trace
 from tests.builders import ECHO_TRACE
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -169,7 +169,7 @@ def test_the_cli_never_shows_a_traceback(tmp_path_factory: Any, fixtures: list[b
     import io
     from contextlib import redirect_stderr, redirect_stdout
 
-    from harness.cli import main
+    from harness._cli.main import main
 
     suite = Path(tmp_path_factory.mktemp("suite"))
     for index, data in enumerate(fixtures):

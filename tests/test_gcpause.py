@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.gcpause import gc_paused
+from harness._parallel import gc_paused
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.github import MAX_ANNOTATIONS, annotation_commands, step_summary
-from harness.grader import GradeResult
-from harness.report import CaseReport, SuiteReport
+from harness._cli.main import main
+from harness.grading.result import GradeResult
+from harness.reports.github import MAX_ANNOTATIONS, annotation_commands, step_summary
+from harness.reports.model import CaseReport, SuiteReport
 from tests.builders import echo_trace
 from tests.conftest import WriteFixture
 

@@ -7,8 +7,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from harness.case import Expects
-from harness.grader import ExpectationsGrader, evaluate_expects
+from harness.fixtures.format import Expects
+from harness.grading.expectations import ExpectationsGrader, evaluate_expects
 from tests.builders import record
 
 ECHO_RUN = record(

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
+from harness._cli.main import main
 from harness.errors import FixtureError
-from harness.loader import read_fixture
-from harness.redact import MARK, RECORD_LIMIT, redact
+from harness.fixtures.reading import read_fixture
+from harness.reports.redact import MARK, RECORD_LIMIT, redact
 from tests.builders import echo_trace, text_step
 from tests.conftest import WriteFixture
 
@@ -160,9 +160,9 @@ def test_a_link_inside_the_suite_is_followed(
 
 CATASTROPHIC = """
 import json, sys
-from harness.grader import evaluate_expects
-from harness.case import Expects
-from harness.record import RunRecord
+from harness.grading.expectations import evaluate_expects
+from harness.fixtures.format import Expects
+from harness.recording import RunRecord
 expects = Expects(response_matches=("(a+)+$", "(a|aa)+b", "(x+x+)+y"))
 response = "a" * 1_000_000 + "!"
 grades = evaluate_expects(expects, RunRecord(final_response=response))

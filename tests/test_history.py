@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HistoryError
-from harness.grader import GradeResult
-from harness.history import MIGRATIONS, History, run_id_of
-from harness.report import CaseReport, SuiteReport, to_json
+from harness.grading.result import GradeResult
+from harness.history.store import MIGRATIONS, History, run_id_of
+from harness.reports.document import to_json
+from harness.reports.model import CaseReport, SuiteReport
 
 
 def artifact(
@@ -112,7 +113,7 @@ def test_a_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
 
 WRITER = """
 import sys
-from harness.history import History
+from harness.history.store import History
 from tests.test_history import artifact
 with History(sys.argv[1]) as history:
     for n in range(25):

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import xmlschema
 
-from harness.cli import main
-from harness.grader import GradeResult
-from harness.junit import DETAIL_LIMIT, clean, to_junit_xml
-from harness.report import CaseReport, SuiteReport
+from harness._cli.main import main
+from harness.grading.result import GradeResult
+from harness.reports.junit import DETAIL_LIMIT, clean, to_junit_xml
+from harness.reports.model import CaseReport, SuiteReport
 from harness.version import __version__
 from tests.builders import echo_trace, record, text_step
 from tests.conftest import WriteFixture

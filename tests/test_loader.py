@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from harness.case import Case, Expects, TextReply, ToolCallsReply
 from harness.errors import FixtureError
-from harness.loader import decode_trace, load_case
+from harness.fixtures.format import Case, Expects, TextReply, ToolCallsReply
+from harness.fixtures.reading import decode_trace, load_case
 from tests.builders import calls_step, echo_trace, text_step
 from tests.conftest import WriteFixture
 

@@ -7,9 +7,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from harness.case import Case, LlmTrace
-from harness.mutation import ALTERED, claims, mutants, strength
-from harness.runner import run_case
+from harness.authoring.mutation import ALTERED, claims, mutants, strength
+from harness.fixtures.format import Case, LlmTrace
+from harness.pipeline.case import run_case
 from tests.builders import TWO_ECHOES, echo_trace, record
 
 

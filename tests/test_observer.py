@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.observer import ModelReplied, ObservedProvider, RecordingObserver, ToolDispatched
-from harness.provider import Message, ModelReply, Usage
-from harness.record import RecordedCall
-from harness.tools import ToolSpec
+from harness.messages import (
+    Message,
+    ModelReplied,
+    ModelReply,
+    RecordedCall,
+    ToolDispatched,
+    ToolSpec,
+    Usage,
+)
+from harness.recording import ObservedProvider, RecordingObserver
 
 
 class Fixed:

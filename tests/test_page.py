@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from harness.chart import CHART_HINT, pass_rate_svg
-from harness.history import CaseRow, RunRow
-from harness.page import render_trend_html
-from harness.trend import Trend, compute_trend
+from harness.history.render import CHART_HINT, pass_rate_svg, render_trend_html
+from harness.history.store import CaseRow, RunRow
+from harness.history.trend import Trend, compute_trend
 
 
 def trend() -> Trend:

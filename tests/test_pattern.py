@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import pattern as pattern_module
-from harness.pattern import CACHE_SIZE, PARSE_ONLY_LENGTH, compile_pattern, pattern_error
+from harness.fixtures import pattern as pattern_module
+from harness.fixtures.pattern import CACHE_SIZE, PARSE_ONLY_LENGTH, compile_pattern, pattern_error
 
 
 def test_patterns_are_cached() -> None:

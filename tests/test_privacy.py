@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.privacy import PrivacyLint
+from harness.authoring.privacy import PrivacyLint
 
 
 def rules(text: str, allow: tuple[str, ...] = ()) -> list[str]:

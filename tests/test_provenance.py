@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import provenance
+from harness.reports import provenance
 
 
 @pytest.mark.parametrize("variable", ["GITHUB_SHA", "CI_COMMIT_SHA"])

@@ -8,12 +8,14 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from harness.case import Case
 from harness.config import DEFAULT_SUITE_DIR, load_config
-from harness.grader import evaluate_expects
-from harness.record import RecordedCall, RunRecord
-from harness.runner import run_case, run_suite
-from harness.suite import load_suite
+from harness.fixtures.format import Case
+from harness.fixtures.suite import load_suite
+from harness.grading.expectations import evaluate_expects
+from harness.messages import RecordedCall
+from harness.pipeline.case import run_case
+from harness.pipeline.suite import run_suite
+from harness.recording import RunRecord
 
 REPO = Path(__file__).resolve().parent.parent
 GATED = str(REPO / DEFAULT_SUITE_DIR)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from harness.case import LlmTrace
 from harness.errors import ReplayError
-from harness.replay import ReplayProvider
+from harness.fixtures.format import LlmTrace
+from harness.replay.provider import ReplayProvider
 from tests.builders import calls_step, echo_trace, text_step
 
 

@@ -12,16 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.grader import GradeResult
-from harness.report import (
+from harness.grading.result import GradeResult
+from harness.reports.document import (
     SCHEMA_VERSION,
-    CaseReport,
-    SuiteReport,
     _without_surrogates,
     json_chunks,
     to_document,
     to_json,
 )
+from harness.reports.model import CaseReport, SuiteReport
 from harness.version import __version__
 from tests.builders import record
 
@@ -105,7 +104,7 @@ def test_lone_surrogates_are_escaped_not_fatal() -> None:
 
 def test_real_artifact_validates_against_the_published_schema(tmp_path: Path) -> None:
     """`harness schema report` describes the artifact `harness run --json` writes."""
-    from harness.cli import main
+    from harness._cli.main import main
 
     artifact = tmp_path / "regression.json"
     assert (

@@ -8,14 +8,15 @@ from typing import Any
 import msgspec
 import pytest
 
-from harness.agent import Agent
-from harness.case import Case, LlmTrace
-from harness.observer import Observer
-from harness.provider import ModelProvider
-from harness.runner import Setup, run_case, run_suite
-from harness.suite import Suite
-from harness.tools import ToolRegistry
-from harness.workspace import Workspace
+from harness.fixtures.format import Case, LlmTrace
+from harness.fixtures.suite import Suite
+from harness.messages import ModelProvider, Observer
+from harness.pipeline.case import run_case
+from harness.pipeline.setup import Setup
+from harness.pipeline.suite import run_suite
+from harness.replay.agent import Agent
+from harness.replay.tools import ToolRegistry
+from harness.replay.workspace import Workspace
 from tests.builders import calls_step, echo_trace, text_step
 
 

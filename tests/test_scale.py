@@ -9,16 +9,17 @@ from typing import Any
 
 import pytest
 
-from harness import pool
-from harness import runner as runner_module
-from harness import suite as suite_module
-from harness.cli import main
-from harness.errors import UsageError
-from harness.limits import DEFAULT_LIMITS
-from harness.merge import MergeError, merge_reports, read_part
-from harness.runner import Setup, run_suite
-from harness.shard import Shard, parse_shard
-from harness.suite import load_suite
+from harness import _parallel as pool
+from harness.pipeline import case as runner_module
+from harness.fixtures import suite as suite_module
+from harness._cli.main import main
+from harness.errors import MergeError, UsageError
+from harness.fixtures.limits import DEFAULT_LIMITS
+from harness.fixtures.shard import Shard, parse_shard
+from harness.fixtures.suite import load_suite
+from harness.pipeline.setup import Setup
+from harness.pipeline.suite import run_suite
+from harness.reports.merge import merge_reports, read_part
 from tests.agents import upper_tools
 from tests.builders import echo_trace, text_step
 from tests.conftest import WriteFixture
@@ -325,7 +326,7 @@ def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "harness.bench",
+            "harness._bench",
             "--sizes",
             "30",
             "--repeat",
@@ -355,7 +356,7 @@ def test_bench_peak_rss_is_the_child_own() -> None:
     """A run's peak RSS is its own, not the memory of the (large) bench process."""
     import sys
 
-    from harness.spawner import Spawner
+    from harness._bench.spawner import Spawner
 
     ballast = bytearray(128 * 1024 * 1024)
     ballast[::4096] = b"\1" * len(range(0, len(ballast), 4096))  # touch every page
@@ -450,7 +451,7 @@ def test_bench_runs_in_its_own_folder_and_refuses_unexpected_exits(tmp_path: Pat
     """Runs start in the given folder (not a checkout), and an exit outside `ok` stops the bench."""
     import sys
 
-    from harness.spawner import Spawner
+    from harness._bench.spawner import Spawner
 
     folder = os.path.realpath(tmp_path)
     here = f"import os, sys; sys.exit(0 if os.getcwd() == {folder!r} else 3)"

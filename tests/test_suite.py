@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import SuiteError
-from harness.suite import fixture_paths, load_suite
+from harness.fixtures.suite import fixture_paths, load_suite
 from tests.builders import echo_trace
 from tests.conftest import WriteFixture
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.grader import GradeResult
-from harness.report import CaseReport, SuiteReport
-from harness.table import render_table
+from harness.grading.result import GradeResult
+from harness.reports.model import CaseReport, SuiteReport
+from harness.reports.table import render_table
 
 
 def test_table_rows_failures_under_their_case_and_a_summary() -> None:

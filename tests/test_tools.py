@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from harness.observer import RecordingObserver
-from harness.provider import ToolCall
-from harness.tools import EchoTool, ToolOutput, ToolRegistry, default_tools
+from harness.messages import ToolCall
+from harness.recording import RecordingObserver
+from harness.replay.tools import EchoTool, ToolOutput, ToolRegistry, default_tools
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from harness.history import CaseRow, RunRow
-from harness.trend import compute_trend, render_trend_markdown, render_trend_table
+from harness.history.render import render_trend_markdown, render_trend_table
+from harness.history.store import CaseRow, RunRow
+from harness.history.trend import compute_trend
 
 
 def runs(count: int) -> list[RunRow]:

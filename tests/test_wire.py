@@ -14,11 +14,11 @@ import msgspec
 import pytest
 from openai import BadRequestError, OpenAI
 
-from harness.case import LlmTrace
-from harness.cli import main
-from harness.observer import ObservedProvider, RecordingObserver
-from harness.replay import ReplayProvider
-from harness.wire import ReplayServer
+from harness._cli.main import main
+from harness.fixtures.format import LlmTrace
+from harness.recording import ObservedProvider, RecordingObserver
+from harness.replay.provider import ReplayProvider
+from harness.replay.wire import ReplayServer
 from tests.builders import ECHO_TRACE, echo_trace, text_step
 from tests.conftest import WriteFixture
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from harness.workspace import Workspace
+from harness.replay.workspace import Workspace
 
 
 def test_workspace_is_made_only_when_asked_and_removed_after() -> None:

@@ -1,0 +1,1 @@
+"""`python -m harness._bench`: the performance measurements behind `nox -s bench`."""

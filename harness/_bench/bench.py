@@ -1,0 +1,254 @@
+"""`python -m harness._bench.bench`: how fast the harness loads, replays and starts, measured.
+
+Generates synthetic suites in a temp folder (a realistic mix of text, tool-call and multi-turn
+cases), then measures, side by side in one run, each figure against a floor on the same
+machine: decoding against reading the files and against `json.loads`; `harness run` against
+`python -c pass`. Machines are noisy, so every figure is the median of several repeats and
+the ratios are what to compare. Nothing here asserts: it prints a table and writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+
+from harness._bench.spawner import Spawner
+from harness._bench.synthetic import generate_suite
+
+__all__ = ["main", "measure_load", "measure_run", "measure_start"]
+
+
+def _seconds(work: Callable[[], object]) -> float:
+    """How long `work` takes to make its result (freeing the result is not timed)."""
+    started = time.perf_counter()
+    result = work()
+    elapsed = time.perf_counter() - started
+    del result
+    return elapsed
+
+
+def _read_all(folder: str) -> list[bytes]:
+    out = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), "rb") as file:
+                out.append(file.read())
+    return out
+
+
+def measure_load(folder: str, size: int, repeat: int, mix: str = "mix") -> dict[str, Any]:
+    """Decode throughput against the two floors, on the same files in the same run."""
+    from harness.fixtures.suite import load_suite
+
+    count = len(os.listdir(folder))
+    blobs = _read_all(folder)
+    # The three are timed in turn within each repeat, so a slow spell of the machine weighs
+    # on all of them alike; the ratio is the median of the per-repeat ratios.
+    rounds = [
+        (
+            _seconds(lambda: _read_all(folder)),
+            _seconds(lambda: [json.loads(blob) for blob in blobs]),
+            _seconds(lambda: load_suite(folder)),
+        )
+        for _ in range(repeat)
+    ]
+    read_s, loads_s, load_s = (statistics.median(column) for column in zip(*rounds, strict=True))
+    return {
+        "mix": mix,
+        "fixtures": count,
+        "megabytes": size / 1e6,
+        "read_files_s": read_s,
+        "json_loads_s": loads_s,
+        "harness_load_s": load_s,
+        "harness_fixtures_per_s": count / load_s,
+        "harness_mb_per_s": size / 1e6 / load_s,
+        "load_vs_read": statistics.median(load / read for read, _, load in rounds),
+        "load_vs_json_loads_plus_read": statistics.median(
+            load / (read + loads) for read, loads, load in rounds
+        ),
+    }
+
+
+def measure_start(spawner: Spawner, suite: str, repeat: int) -> dict[str, float]:
+    """Cold start of `harness run` on a small suite against `python -c pass`."""
+    bare, _ = spawner.median([sys.executable, "-c", "pass"], repeat)
+    harness, rss = spawner.median(
+        [sys.executable, "-m", "harness", "run", "--suite", suite], repeat
+    )
+    return {
+        "python_c_pass_s": bare,
+        "harness_run_s": harness,
+        "extra_s": harness - bare,
+        "peak_rss_mib": rss / 1024,
+    }
+
+
+def measure_run(
+    spawner: Spawner,
+    folder: str,
+    jobs: str,
+    start: dict[str, float],
+    repeat: int,
+    mix: str = "mix",
+) -> dict[str, Any]:
+    """End-to-end `harness run` on a suite; per-case cost net of the harness's own start-up.
+
+    `per_case_us` takes off `harness run` on the 8-case suite (interpreter, imports, config);
+    `per_case_gross_us` only `python -c pass`.
+    """
+    count = len(os.listdir(folder))
+    argv = [
+        sys.executable,
+        "-m",
+        "harness",
+        "run",
+        "--suite",
+        folder,
+        "--format",
+        "json",
+        "--jobs",
+        jobs,
+    ]
+    wall, rss = spawner.median(argv, repeat)
+    return {
+        "mix": mix,
+        "cases": count,
+        "jobs": jobs,
+        "wall_s": wall,
+        "per_case_us": (wall - start["harness_run_s"]) / count * 1e6,
+        "per_case_gross_us": (wall - start["python_c_pass_s"]) / count * 1e6,
+        "peak_rss_mib": rss / 1024,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print (and optionally write) its figures."""
+    parser = argparse.ArgumentParser(prog="python -m harness._bench", description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000", help="suite sizes to generate")
+    parser.add_argument("--repeat", type=int, default=5, help="repeats per figure (median)")
+    parser.add_argument("--start-suite", default="evals/regression", help="suite for cold start")
+    parser.add_argument("--out", help="also write the figures as JSON here")
+    args = parser.parse_args(argv)
+    sizes = [int(size) for size in args.sizes.split(",")]
+    start_suite = os.path.abspath(args.start_suite)
+    with tempfile.TemporaryDirectory(prefix="harness-bench-") as scratch:
+        spawner = Spawner(cwd=scratch)  # first, while this process is still small
+        try:
+            results = _measure(spawner, scratch, sizes, start_suite, args.repeat)
+        finally:
+            spawner.close()
+    print(_table(results))
+    if args.out:
+        from harness.reports.artifact import write_atomic
+
+        write_atomic(args.out, msgspec.json.format(msgspec.json.encode(results), indent=2) + b"\n")
+    return 0
+
+
+def _measure(
+    spawner: Spawner, scratch: str, sizes: list[int], start_suite: str, repeat: int
+) -> dict[str, Any]:
+    # The runs must measure the harness as installed (exit status 1 would pass for a failed case).
+    spawner.run([sys.executable, "-c", "import harness"], ok=(0,))
+    if not os.path.isdir(start_suite):
+        start_suite = os.path.join(scratch, "start")
+        generate_suite(start_suite, 8)
+    start = measure_start(spawner, start_suite, 3 * repeat)
+    results: dict[str, Any] = {"machine": _machine(), "start": start, "load": [], "run": []}
+    # Every size of the mix, serial and in workers; the largest also as simple text cases.
+    plan: list[tuple[str, int, tuple[str, ...]]] = [("mix", size, ("1", "auto")) for size in sizes]
+    plan.append(("text", max(sizes), ("1",)))
+    for mix, size, job_counts in plan:
+        folder = os.path.join(scratch, f"{mix}-{size}")
+        total = generate_suite(folder, size, mix=mix)
+        os.sync()  # no write-back of the new files during the measurements
+        results["load"].append(measure_load(folder, total, repeat, mix))
+        for jobs in job_counts:
+            results["run"].append(measure_run(spawner, folder, jobs, start, repeat, mix))
+    return results
+
+
+def _machine() -> dict[str, Any]:
+    from harness._parallel import cpu_count
+
+    return {"python": sys.version.split()[0], "platform": sys.platform, "cores": cpu_count()}
+
+
+def _table(results: dict[str, Any]) -> str:
+    from tabulate import tabulate
+
+    start = results["start"]
+    lines = [
+        f"machine: {results['machine']}",
+        "",
+        "cold start (8-case suite, median)",
+        tabulate(
+            [
+                ("python -c pass", f"{start['python_c_pass_s'] * 1e3:.1f} ms"),
+                ("harness run", f"{start['harness_run_s'] * 1e3:.1f} ms"),
+                ("harness run - python -c pass", f"{start['extra_s'] * 1e3:.1f} ms"),
+            ],
+            tablefmt="simple",
+        ),
+        "",
+        "load and validate (median)",
+        tabulate(
+            [
+                (
+                    row["mix"],
+                    row["fixtures"],
+                    f"{row['megabytes']:.1f}",
+                    f"{row['read_files_s'] * 1e3:.0f}",
+                    f"{row['json_loads_s'] * 1e3:.0f}",
+                    f"{row['harness_load_s'] * 1e3:.0f}",
+                    f"{row['harness_fixtures_per_s']:,.0f}",
+                    f"{row['harness_mb_per_s']:.0f}",
+                    f"{row['load_vs_read']:.2f}x",
+                )
+                for row in results["load"]
+            ],
+            headers=[
+                "suite",
+                "fixtures",
+                "MB",
+                "read ms",
+                "json.loads ms",
+                "harness ms",
+                "fixtures/s",
+                "MB/s",
+                "vs read",
+            ],
+            tablefmt="simple",
+            disable_numparse=True,
+        ),
+        "",
+        "harness run end to end (median; per case net of harness start-up, and of python's)",
+        tabulate(
+            [
+                (
+                    row["mix"],
+                    row["cases"],
+                    row["jobs"],
+                    f"{row['wall_s']:.3f}",
+                    f"{row['per_case_us']:.0f}",
+                    f"{row['per_case_gross_us']:.0f}",
+                    f"{row['peak_rss_mib']:.0f}",
+                )
+                for row in results["run"]
+            ],
+            headers=["suite", "cases", "jobs", "wall s", "us/case", "gross", "peak RSS MiB"],
+            tablefmt="simple",
+            disable_numparse=True,
+        ),
+    ]
+    return "\n".join(lines)
+

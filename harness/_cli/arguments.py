@@ -1,0 +1,44 @@
+"""Argument types shared by the subcommands: each a one-line error, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["jobs", "positive_int", "seconds"]
+
+
+def positive_int(text: str) -> int:
+    """A whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def jobs(text: str) -> int:
+    """A whole number >= 1, or `auto` for the cores this process may use."""
+    if text.strip() == "auto":
+        from harness._parallel import cpu_count
+
+        return cpu_count()
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number >= 1 or auto, got {text!r}"
+        ) from None
+
+
+def seconds(text: str) -> float:
+    """A finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value

@@ -1,0 +1,111 @@
+"""`harness check`: validate fixtures for authors, without gating on their verdicts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from harness.config import find_pyproject, load_config
+
+if TYPE_CHECKING:
+    from harness.authoring.check import CheckReport
+
+__all__ = ["register"]
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a score from 0 to 1, got {text!r}")
+    return value
+
+
+def register(commands: Any) -> None:
+    """Add `check` to the subcommands."""
+    check = commands.add_parser(
+        "check", help="check fixtures: load rules, falsifiability, mutation strength, privacy"
+    )
+    check.add_argument(
+        "--suite",
+        metavar="DIR",
+        action="extend",
+        nargs="+",
+        help="suite folders (--suite a b, or --suite a --suite b; default: config suite_dir)",
+    )
+    check.add_argument("--format", choices=("table", "json"), default="table")
+    check.add_argument(
+        "--min-strength", metavar="SCORE", type=_fraction, help="fail fixtures scoring below (0-1)"
+    )
+    check.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
+    check.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
+    check.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
+    check.set_defaults(handler=check_command)
+
+
+def check_command(args: argparse.Namespace) -> int:
+    """Check the suites, print what was found; 0 clean, 1 an error found."""
+    import msgspec
+
+    from harness.authoring.check import check_suites
+    from harness.authoring.privacy import PrivacyLint
+    from harness.pipeline.setup import setup_from
+
+    config_path = args.config if args.config is not None else find_pyproject()
+    config = load_config(config_path)
+    setup, tool_names = setup_from(args, config, config_path)
+    report = check_suites(
+        args.suite or [config.suite_dir],
+        setup=setup,
+        tool_names=tool_names,
+        privacy=PrivacyLint(config.privacy_allow),
+        min_strength=args.min_strength,
+        limits=config.limits,
+    )
+    if args.format == "json":
+        sys.stdout.write(msgspec.json.format(msgspec.json.encode(report), indent=2).decode() + "\n")
+    else:
+        print(render_check(report))
+    return report.exit_code()
+
+
+def render_check(report: CheckReport) -> str:
+    """The check report as text: findings, balance, then mutation strength per fixture."""
+    from tabulate import tabulate
+
+    from harness.text import printable
+
+    lines = []
+    if report.findings:
+        rows: list[tuple[str, ...]] = [
+            (f.severity, f.rule, printable(f.file), f.location or "", printable(f.message))
+            for f in report.findings
+        ]
+        lines += [
+            tabulate(rows, headers=["", "rule", "file", "where", "finding"], tablefmt="simple"),
+            "",
+        ]
+    for balance in report.balances:
+        lines.append(
+            f"{balance.suite}: {balance.positive} positive, {balance.negative} negative, "
+            f"{balance.undeclared} without a kind"
+        )
+    rows = [
+        (
+            printable(s.name),
+            s.kind or "-",
+            f"{s.killed}/{s.total}" if s.score is not None else "-",
+            f"{s.score:.2f}" if s.score is not None else "-",
+            printable(", ".join(s.survivors) or s.note or "none"),
+        )
+        for s in report.strengths
+    ]
+    headers = ["fixture", "kind", "killed", "score", "surviving mutants"]
+    lines += ["", tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True), ""]
+    warnings = len(report.findings) - report.errors
+    verdict = "clean" if not report.errors else "problems found"
+    lines.append(f"{verdict}: {report.errors} error(s), {warnings} warning(s)")
+    return "\n".join(lines)

@@ -1,0 +1,32 @@
+"""`harness merge`: one report from the JSON reports of a sharded run."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(commands: Any) -> None:
+    """Add `merge` to the subcommands."""
+    merge = commands.add_parser("merge", help="combine shard reports (--shard) into one report")
+    merge.add_argument("parts", nargs="+", metavar="PART.json", help="each shard's JSON report")
+    merge.add_argument("--json", metavar="PATH", help="write the merged JSON report")
+    merge.add_argument("--junit", metavar="PATH", help="write the merged JUnit XML report")
+    merge.add_argument("--format", choices=("table", "json"), default="table")
+    merge.set_defaults(handler=merge_command)
+
+
+def merge_command(args: argparse.Namespace) -> int:
+    """Merge, report like `harness run`, and exit with the merged result's status."""
+    from harness.reports.merge import merge_reports, read_part
+    from harness.reports.outputs import Outputs, show, write_artifacts
+
+    parts = [(path, read_part(path)) for path in args.parts]
+    report = merge_reports(parts)
+    commit = parts[0][1].git_commit
+    outputs = Outputs(report, git_commit=commit)
+    show(outputs, args.format)
+    write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
+    return report.exit_code()

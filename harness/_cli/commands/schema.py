@@ -1,0 +1,35 @@
+"""`harness schema`: the JSON Schema of the report or fixture format."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import msgspec
+
+__all__ = ["DIALECT", "register", "schema_text"]
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def register(commands: Any) -> None:
+    """Add `schema` to the subcommands."""
+    schema = commands.add_parser("schema", help="print the JSON Schema of a harness format")
+    schema.add_argument("kind", choices=("report", "fixture"), help="which format")
+    schema.set_defaults(handler=schema_command)
+
+
+def schema_command(args: argparse.Namespace) -> int:
+    """Print the schema, generated from the msgspec types the harness itself uses."""
+    from harness.fixtures.format import LlmTrace
+    from harness.reports.document import ReportDocument
+
+    sys.stdout.write(schema_text(ReportDocument if args.kind == "report" else LlmTrace))
+    return 0
+
+
+def schema_text(target: type) -> str:
+    """The JSON Schema (draft 2020-12) of a msgspec type, as indented JSON."""
+    schema = {"$schema": DIALECT, **msgspec.json.schema(target)}
+    return msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n"

@@ -1,0 +1,75 @@
+"""`harness trend`: a suite's pass rate, case grid, flips and flakes over recorded runs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from harness._cli.arguments import positive_int
+from harness.config import load_config
+from harness.errors import HistoryError, UsageError
+from harness.reports.artifact import write_atomic
+
+__all__ = ["DEFAULT_LAST", "register"]
+
+DEFAULT_LAST = 10
+"""Runs shown when --last is not given."""
+
+
+def register(commands: Any) -> None:
+    """Add `trend` to the subcommands."""
+    trend = commands.add_parser("trend", help="show a suite's pass-rate trend from the history")
+    trend.add_argument("--suite", metavar="NAME", help="suite name (default: the latest run's)")
+    trend.add_argument(
+        "--last", metavar="N", type=positive_int, default=DEFAULT_LAST, help="runs to show"
+    )
+    trend.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    trend.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page")
+    trend.add_argument("--history", metavar="PATH", help="history file (default: config)")
+    trend.add_argument("--config", metavar="PATH", help="pyproject.toml to read")
+    trend.set_defaults(handler=trend_command)
+
+
+def trend_command(args: argparse.Namespace) -> int:
+    """Print the trend; write the page; mirror the Markdown to a GitHub job summary."""
+    import msgspec
+
+    from harness.history.render import render_trend_markdown, render_trend_table
+    from harness.reports.github import append_step_summary
+
+    trend = _load_trend(args)
+    if args.format == "json":
+        sys.stdout.write(msgspec.json.format(msgspec.json.encode(trend), indent=2).decode())
+        sys.stdout.write("\n")
+    elif args.format == "markdown":
+        sys.stdout.write(render_trend_markdown(trend))
+    else:
+        print(render_trend_table(trend))
+    if args.html:
+        from harness.history.render import render_trend_html
+
+        write_atomic(args.html, render_trend_html(trend).encode())
+    append_step_summary(render_trend_markdown(trend))
+    return 0
+
+
+def _load_trend(args: argparse.Namespace) -> Any:
+    from harness.history.store import History
+    from harness.history.trend import compute_trend
+
+    path = args.history or load_config(args.config).history
+    if not os.path.exists(path):
+        raise HistoryError(path, "no history yet: record runs with `harness run --history`")
+    with History(path) as history:
+        suites = history.suites()
+        suite = args.suite or (suites[0] if suites else None)
+        if suite is None:
+            raise HistoryError(path, "no runs recorded yet")
+        if suite not in suites:
+            known = ", ".join(suites)
+            raise UsageError(f"{path}: no recorded runs of suite {suite!r} (recorded: {known})")
+        runs = history.runs(suite, args.last)
+        results = history.case_results([run.run_id for run in runs])
+    return compute_trend(suite, runs, results)

@@ -1,0 +1,75 @@
+"""The `harness` command: load -> run -> grade -> report -> exit status.
+
+Exit status: 0 every case passed; 1 a case failed or errored; 2 the run could not start (bad
+usage or config, a fixture rejected at load, live mode in Phase 0). A `HarnessError` becomes
+one line per culprit on stderr; users never see a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from harness._cli.commands.run import LIVE_MODE_MESSAGE
+from harness.errors import HarnessError, UsageError
+from harness.pipeline.interrupt import exit_status, signal_name
+from harness.text import complain
+from harness.version import __version__
+
+__all__ = ["COMMANDS", "LIVE_MODE_MESSAGE", "build_parser", "main"]
+
+EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and a `UsageError`, not an exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
+
+
+COMMANDS = ("run", "check", "merge", "trend", "history", "schema")
+"""The subcommands, each a module of `harness._cli.commands`, in the order `--help` lists them."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The `harness` command line: one subcommand per module of `harness._cli.commands`.
+
+    With `only`, just that subcommand is registered: a run need not import and build the
+    others (every argparse argument costs a formatter check).
+    """
+    import importlib
+
+    parser = _Parser(prog="harness", description="Replay agent trace fixtures and grade them.")
+    parser.add_argument("--version", action="version", version=f"harness {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        if only is None or name == only:
+            importlib.import_module(f"harness._cli.commands.{name}").register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `harness` command line and return its exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    chosen = argv[0] if argv and argv[0] in COMMANDS else None
+    try:
+        args = build_parser(chosen).parse_args(argv)
+        status: int = args.handler(args)
+    except HarnessError as exc:
+        complain(str(exc))
+        return EXIT_UNUSABLE
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else EXIT_UNUSABLE
+    except KeyboardInterrupt as exc:
+        name = signal_name(exc)
+        complain(f"interrupted by {name}")
+        return exit_status(name)
+    except BrokenPipeError:
+        # The reader went away (`harness run | head`); say nothing more on a closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    return status

@@ -1,0 +1,213 @@
+"""`harness check`: prove, before merging, that every fixture can fail for the right reason.
+
+For each suite: every load rule; empty-run falsifiability; mutation strength of each passing
+replay, with the claims its name makes; the balance of positive and negative cases; and the
+privacy lint. Errors fail the check (exit 1); warnings are shown and do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import msgspec
+
+from harness.authoring.mutation import strength
+from harness.authoring.privacy import PrivacyLint
+from harness.errors import FixtureError, SuiteError
+from harness.fixtures.format import Case
+from harness.fixtures.limits import DEFAULT_LIMITS, Limits
+from harness.fixtures.reading import read_fixture
+from harness.fixtures.suite import fixture_paths, load_cases
+from harness.grading.expectations import evaluate_expects
+from harness.pipeline.case import run_case
+from harness.pipeline.setup import DEFAULT_SETUP, Setup
+from harness.recording import RunRecord
+
+__all__ = ["CheckFinding", "CheckReport", "FixtureStrength", "SuiteBalance", "check_suites"]
+
+Severity = Literal["error", "warning"]
+
+
+class CheckFinding(msgspec.Struct, frozen=True, kw_only=True):
+    """One problem found in a fixture or a suite."""
+
+    severity: Severity
+    rule: str
+    """load, vacuous, claim, strength, balance or privacy.*"""
+    file: str
+    location: str | None
+    message: str
+
+
+class FixtureStrength(msgspec.Struct, frozen=True, kw_only=True):
+    """A fixture's mutation score."""
+
+    file: str
+    name: str
+    kind: str | None
+    killed: int
+    total: int
+    score: float | None
+    """killed / total, or None when the replay does not pass (nothing to mutate)."""
+    survivors: tuple[str, ...]
+    note: str = ""
+
+
+class SuiteBalance(msgspec.Struct, frozen=True, kw_only=True):
+    """How a suite's cases split between must-happen and must-not-happen."""
+
+    suite: str
+    positive: int
+    negative: int
+    undeclared: int
+
+
+class CheckReport(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything `harness check` found."""
+
+    findings: tuple[CheckFinding, ...]
+    strengths: tuple[FixtureStrength, ...]
+    balances: tuple[SuiteBalance, ...]
+
+    @property
+    def errors(self) -> int:
+        """How many findings fail the check."""
+        return sum(finding.severity == "error" for finding in self.findings)
+
+    def exit_code(self) -> int:
+        """0 when no finding is an error, else 1."""
+        return 1 if self.errors else 0
+
+
+def check_suites(
+    directories: Sequence[str],
+    *,
+    setup: Setup = DEFAULT_SETUP,
+    tool_names: Iterable[str] | None = ("echo",),
+    privacy: PrivacyLint | None = None,
+    min_strength: float | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> CheckReport:
+    """Check every fixture of every suite folder."""
+    lint = privacy or PrivacyLint()
+    findings: list[CheckFinding] = []
+    strengths: list[FixtureStrength] = []
+    balances: list[SuiteBalance] = []
+    for directory in directories:
+        try:
+            paths = fixture_paths(directory, limits)
+        except SuiteError as exc:
+            findings.append(_error("load", directory, None, exc.reason))
+            continue
+        findings.extend(_privacy(paths, lint, limits))
+        cases, rejected = load_cases(directory, tool_names, limits)
+        findings.extend(_error("load", p.path, p.location, p.reason) for p in rejected)
+        for case in cases:
+            findings.extend(_vacuous(case))
+            measured, found = _strength(case, setup, min_strength)
+            strengths.append(measured)
+            findings.extend(found)
+        balance = _balance(directory, cases)
+        balances.append(balance)
+        findings.extend(_balance_warnings(directory, balance))
+    return CheckReport(
+        findings=tuple(findings), strengths=tuple(strengths), balances=tuple(balances)
+    )
+
+
+def _error(rule: str, file: str, location: str | None, message: str) -> CheckFinding:
+    return CheckFinding(severity="error", rule=rule, file=file, location=location, message=message)
+
+
+def _privacy(paths: Sequence[str], lint: PrivacyLint, limits: Limits) -> list[CheckFinding]:
+    found: list[CheckFinding] = []
+    for path in paths:
+        try:
+            document = msgspec.json.decode(read_fixture(path, limits.max_fixture_bytes))
+            findings = lint.scan(document)
+        except (FixtureError, msgspec.MsgspecError, RecursionError):
+            continue  # the load rules report it
+        found.extend(_error(f.rule, path, f.location, f.message) for f in findings)
+    return found
+
+
+def _vacuous(case: Case) -> list[CheckFinding]:
+    if all(grade.passed for grade in evaluate_expects(case.expects, RunRecord())):
+        message = "passes on a run that produced nothing (no response, no calls): it cannot fail"
+        return [_error("vacuous", case.source, "$.expects", message)]
+    return []
+
+
+def _strength(
+    case: Case, setup: Setup, min_strength: float | None
+) -> tuple[FixtureStrength, list[CheckFinding]]:
+    report = run_case(case, setup)
+    row = FixtureStrength(
+        file=case.source,
+        name=case.name,
+        kind=case.trace.kind,
+        killed=0,
+        total=0,
+        score=None,
+        survivors=(),
+    )
+    if not report.passed:
+        why = "it errors" if report.error else "its checks fail"
+        note = f"not mutated: the replay does not pass ({why})"
+        return msgspec.structs.replace(row, note=note), []
+    measured = strength(case, report.record)
+    findings = [
+        _error(
+            "claim",
+            case.source,
+            "$.expects",
+            f"the name claims {claim.claim}, but "
+            + (f"these mutants survive: {', '.join(claim.survivors)}; " if claim.survivors else "")
+            + claim.fix,
+        )
+        for claim in measured.claims
+    ]
+    if min_strength is not None and measured.score < min_strength:
+        message = (
+            f"mutation strength {measured.score:.2f} is below --min-strength {min_strength:.2f} "
+            f"({measured.killed}/{measured.total} killed)"
+        )
+        findings.append(_error("strength", case.source, None, message))
+    row = msgspec.structs.replace(
+        row,
+        killed=measured.killed,
+        total=measured.total,
+        score=measured.score,
+        survivors=measured.survivors,
+    )
+    return row, findings
+
+
+def _balance(directory: str, cases: Sequence[Case]) -> SuiteBalance:
+    kinds = [case.trace.kind for case in cases]
+    return SuiteBalance(
+        suite=directory,
+        positive=kinds.count("positive"),
+        negative=kinds.count("negative"),
+        undeclared=kinds.count(None),
+    )
+
+
+def _balance_warnings(directory: str, balance: SuiteBalance) -> list[CheckFinding]:
+    message = None
+    if balance.undeclared:
+        message = f'{balance.undeclared} case(s) declare no "kind" (positive or negative)'
+    elif not balance.positive or not balance.negative:
+        side = "positive" if balance.positive else "negative"
+        message = (
+            f"the suite is one-sided: every case is {side}; "
+            "one-sided suites reward one-sided behaviour"
+        )
+    if message is None:
+        return []
+    return [
+        CheckFinding(
+            severity="warning", rule="balance", file=directory, location=None, message=message
+        )
+    ]

@@ -1,0 +1,145 @@
+"""Grading a run against its declarative expectations.
+
+Graders return data and never raise or print: each declared expectation yields one
+`GradeResult` whose detail quotes what was observed, so a CI failure can be read without
+re-running. Strings in labels and details are JSON-quoted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from harness.fixtures.format import Expects, PayloadExpect
+from harness.fixtures.pattern import compile_pattern
+from harness.grading.result import GradeResult
+from harness.messages import RecordedCall
+from harness.recording import RunRecord
+from harness.text import quote, quote_list
+
+__all__ = ["ExpectationsGrader", "evaluate_expects"]
+
+
+class ExpectationsGrader:
+    """Grades a run against a case's `Expects`."""
+
+    def __init__(self, expects: Expects) -> None:
+        self.expects = expects
+
+    def grade(self, record: RunRecord) -> tuple[GradeResult, ...]:
+        """Grade `record` against the expectations."""
+        return evaluate_expects(self.expects, record)
+
+
+def evaluate_expects(expects: Expects, record: RunRecord) -> tuple[GradeResult, ...]:
+    """Grade every declared expectation, in the fixed order of the 11 expectation kinds."""
+    return tuple(_grades(expects, record))
+
+
+def _grades(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
+    response = record.final_response
+    names = record.tool_names
+    count = len(names)
+    for needle in expects.response_contains:
+        found = needle in response
+        detail = "found" if found else f"not found in response: {quote(response)}"
+        yield GradeResult(check=f"response_contains({quote(needle)})", passed=found, detail=detail)
+    for needle in expects.response_not_contains:
+        absent = needle not in response
+        detail = "absent" if absent else f"unexpectedly present in response: {quote(response)}"
+        yield GradeResult(
+            check=f"response_not_contains({quote(needle)})", passed=absent, detail=detail
+        )
+    for tool in expects.tools_used:
+        called = tool in names
+        detail = "called" if called else f"not called; tools called: {_distinct(names)}"
+        yield GradeResult(check=f"tools_used({quote(tool)})", passed=called, detail=detail)
+    for tool in expects.tools_not_used:
+        unused = tool not in names
+        detail = "not called" if unused else "unexpectedly called"
+        yield GradeResult(check=f"tools_not_used({quote(tool)})", passed=unused, detail=detail)
+    yield from _count_grades(expects, count, names)
+    for payload in expects.tool_arguments_contain:
+        yield _grade_payload("tool_arguments_contain", payload, record, lambda c: c.arguments)
+    for payload in expects.tool_results_contain:
+        yield _grade_payload("tool_results_contain", payload, record, lambda c: c.result)
+    if expects.all_tools_succeeded is not None:
+        actual = record.all_tools_succeeded
+        yield GradeResult(
+            check=f"all_tools_succeeded({_bool(expects.all_tools_succeeded)})",
+            passed=actual == expects.all_tools_succeeded,
+            detail=f"actual all_tools_succeeded = {_bool(actual)}",
+        )
+    for source in expects.response_matches:
+        yield _grade_match(source, response)
+    if expects.requests is not None:
+        from harness.grading.requests import grade_requests
+
+        yield from grade_requests(expects.requests, record.requests)
+
+
+def _count_grades(expects: Expects, count: int, names: tuple[str, ...]) -> Iterator[GradeResult]:
+    detail = f"{count} tool call(s)"
+    if expects.max_tool_calls is not None:
+        bound = expects.max_tool_calls
+        yield GradeResult(check=f"max_tool_calls({bound})", passed=count <= bound, detail=detail)
+    if expects.min_tool_calls is not None:
+        bound = expects.min_tool_calls
+        yield GradeResult(check=f"min_tool_calls({bound})", passed=count >= bound, detail=detail)
+    if expects.exact_tool_calls is not None:
+        bound = expects.exact_tool_calls
+        yield GradeResult(
+            check=f"exact_tool_calls({bound})",
+            passed=count == bound,
+            detail=f"{detail}: {quote_list(names)}",
+        )
+
+
+def _grade_payload(
+    kind: str,
+    expect: PayloadExpect,
+    record: RunRecord,
+    payload_of: Callable[[RecordedCall], str],
+) -> GradeResult:
+    tool, needle, index = expect.tool, expect.needle, expect.call_index
+    payloads = [payload_of(call) for call in record.tool_calls if call.name == tool]
+    target = quote(tool) if index is None else f"{quote(tool)}[{index}]"
+    check = f"{kind}({target}, {quote(needle)})"
+    if index is not None:
+        if index >= len(payloads):
+            detail = (
+                f"no call {index} to {quote(tool)}; only {len(payloads)} call(s) observed: "
+                f"{quote_list(payloads)}"
+            )
+            return GradeResult(check=check, passed=False, detail=detail)
+        hit = needle in payloads[index]
+        detail = (
+            f"found in call {index}"
+            if hit
+            else f"call {index} payload was {quote(payloads[index])}"
+        )
+        return GradeResult(check=check, passed=hit, detail=detail)
+    if not payloads:
+        detail = f"{quote(tool)} was never called; tools called: {_distinct(record.tool_names)}"
+        return GradeResult(check=check, passed=False, detail=detail)
+    if any(needle in payload for payload in payloads):
+        return GradeResult(check=check, passed=True, detail="found")
+    detail = f"not found; observed payloads: {quote_list(payloads)}"
+    return GradeResult(check=check, passed=False, detail=detail)
+
+
+def _grade_match(source: str, response: str) -> GradeResult:
+    check = f"response_matches({quote(source)})"
+    pattern = compile_pattern(source)
+    if pattern.error is not None:
+        return GradeResult(check=check, passed=False, detail=f"invalid regex: {pattern.error}")
+    matched = pattern.search(response)
+    detail = "matched" if matched else f"no match in response: {quote(response)}"
+    return GradeResult(check=check, passed=matched, detail=detail)
+
+
+def _distinct(names: tuple[str, ...]) -> str:
+    return quote_list(list(dict.fromkeys(names)))
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"

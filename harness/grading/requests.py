@@ -1,0 +1,72 @@
+"""Grading what the agent sent to the replay endpoint (`expects.requests`).
+
+Each check must hold in every request: an agent that offers a tool in its first request and
+forgets it in the second, or drops its system prompt after a tool call, fails.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from harness.chat_format import content_text
+from harness.fixtures.format import RequestExpects
+from harness.grading.result import GradeResult
+from harness.text import quote, quote_list
+
+__all__ = ["grade_requests"]
+
+NO_REQUESTS = (
+    "no request was recorded: request checks need an agent that talks to the replay endpoint "
+    "(agent_command, or an agent factory taking base_url)"
+)
+
+
+def grade_requests(checks: RequestExpects, requests: Sequence[Any]) -> Iterator[GradeResult]:
+    """One grade per request check, in declaration order."""
+    for name in checks.tools_offered:
+        yield _every(f"requests.tools_offered({quote(name)})", requests, _offers, name)
+    for text in checks.system_prompt_contains:
+        label = f"requests.system_prompt_contains({quote(text)})"
+        yield _every(label, requests, _system_has, text)
+    for key, value in checks.params.items():
+        label = f"requests.params({quote(key)}, {json.dumps(value, ensure_ascii=False)})"
+        yield _every(label, requests, _param, key, value)
+
+
+def _every(check: str, requests: Sequence[Any], test: Any, *args: Any) -> GradeResult:
+    if not requests:
+        return GradeResult(check=check, passed=False, detail=NO_REQUESTS)
+    for index, request in enumerate(requests):
+        failure = test(request if isinstance(request, dict) else {}, *args)
+        if failure is not None:
+            return GradeResult(check=check, passed=False, detail=f"request {index}: {failure}")
+    return GradeResult(check=check, passed=True, detail=f"in all {len(requests)} request(s)")
+
+
+def _offers(request: dict[str, Any], name: str) -> str | None:
+    offered = [
+        str((tool.get("function") or {}).get("name", tool.get("name", "")))
+        for tool in request.get("tools") or ()
+        if isinstance(tool, dict)
+    ]
+    return None if name in offered else f"not offered; tools offered: {quote_list(offered)}"
+
+
+def _system_has(request: dict[str, Any], text: str) -> str | None:
+    prompts = [
+        content_text(message.get("content"))
+        for message in request.get("messages") or ()
+        if isinstance(message, dict) and message.get("role") in ("system", "developer")
+    ]
+    if any(text in prompt for prompt in prompts):
+        return None
+    return f"no system prompt contains it; system prompts: {quote_list(prompts)}"
+
+
+def _param(request: dict[str, Any], key: str, value: Any) -> str | None:
+    if key not in request:
+        return f"{quote(key)} was not sent"
+    sent = request[key]
+    return None if sent == value else f"{quote(key)} was {json.dumps(sent, ensure_ascii=False)}"

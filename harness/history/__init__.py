@@ -1,0 +1,1 @@
+"""The run history (SQLite) and the pass-rate trend drawn from it."""

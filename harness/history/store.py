@@ -1,0 +1,233 @@
+"""The run history: one SQLite file with a row per run and a row per case result.
+
+SQLite (the standard library's `sqlite3`) in WAL mode: each run is recorded in one
+`BEGIN IMMEDIATE` transaction, so two writers queue instead of corrupting the file, and a run
+killed mid-write leaves the history as it was. The schema version lives in
+`PRAGMA user_version`, and older files are migrated when opened.
+
+A run's id is the SHA-256 of its JSON artifact, so recording a run and later importing its
+artifact (or importing the same artifact twice) adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import msgspec
+
+from harness.errors import HistoryError
+from harness.reports.document import SCHEMA_VERSION, ReportDocument
+
+__all__ = ["CaseRow", "History", "RunRow", "run_id_of"]
+
+BUSY_TIMEOUT_S = 30.0
+"""How long a writer waits for another writer's transaction before giving up."""
+
+MIGRATIONS: tuple[str, ...] = (
+    # version 1
+    """
+    CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        suite TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        git_commit TEXT,
+        harness_version TEXT NOT NULL,
+        passed INTEGER NOT NULL,
+        total INTEGER NOT NULL,
+        duration_s REAL NOT NULL,
+        recorded_at TEXT NOT NULL
+    );
+    CREATE INDEX runs_by_suite ON runs (suite, started_at);
+    CREATE TABLE case_results (
+        run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        source TEXT NOT NULL,
+        passed INTEGER NOT NULL,
+        error TEXT,
+        duration_s REAL NOT NULL,
+        PRIMARY KEY (run_id, name)
+    );
+    """,
+)
+"""Schema migrations: entry i brings a file from version i to version i + 1."""
+
+
+class RunRow(msgspec.Struct, frozen=True, array_like=True):
+    """One recorded run."""
+
+    run_id: str
+    suite: str
+    mode: str
+    started_at: str
+    git_commit: str | None
+    harness_version: str
+    passed: int
+    total: int
+    duration_s: float
+
+
+class CaseRow(msgspec.Struct, frozen=True, array_like=True):
+    """One case's result in one recorded run."""
+
+    run_id: str
+    name: str
+    source: str
+    passed: bool
+    error: str | None
+    duration_s: float
+
+
+def run_id_of(artifact: bytes) -> str:
+    """The id of a run: the SHA-256 of its JSON artifact."""
+    return hashlib.sha256(artifact).hexdigest()
+
+
+_decode_report = msgspec.json.Decoder(ReportDocument).decode
+
+
+class History:
+    """An open history file. Use as a context manager."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            folder = os.path.dirname(os.path.abspath(path))
+            os.makedirs(folder, exist_ok=True)
+            self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(path, f"cannot open the history: {exc}") from None
+        except OSError as exc:
+            raise HistoryError(path, f"cannot open the history: {exc.strerror or exc}") from None
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._db.close()
+
+    def _migrate(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise HistoryError(
+                    self.path, f"schema version {version} is newer than this harness knows"
+                )
+            for target, script in enumerate(MIGRATIONS[version:], version + 1):
+                for statement in filter(str.strip, script.split(";")):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {target}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    def check_artifact(self, artifact: bytes, source: str | None = None) -> ReportDocument:
+        """The report a JSON artifact holds.
+
+        Raises:
+            HistoryError: The artifact is not a harness JSON report this version can read.
+        """
+        where = source or self.path
+        try:
+            document = _decode_report(artifact)
+        except msgspec.MsgspecError as exc:
+            raise HistoryError(where, f"not a harness JSON report: {exc}") from None
+        if document.schema_version > SCHEMA_VERSION:
+            version = document.schema_version
+            raise HistoryError(where, f"report schema_version {version} is newer than this harness")
+        return document
+
+    def record_artifact(self, artifact: bytes, source: str | None = None) -> bool:
+        """Record the run a JSON artifact describes; False when it was already recorded.
+
+        Raises:
+            HistoryError: The artifact is not a harness JSON report, or the write failed.
+        """
+        return self._insert(run_id_of(artifact), self.check_artifact(artifact, source))
+
+    def _insert(self, run_id: str, document: ReportDocument) -> bool:
+        recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = self._db.execute(
+                    "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        run_id,
+                        document.suite,
+                        document.mode,
+                        document.started_at,
+                        document.git_commit,
+                        document.harness_version,
+                        document.passed,
+                        document.total,
+                        document.duration_s,
+                        recorded_at,
+                    ),
+                )
+                added = cursor.rowcount == 1
+                if added:
+                    self._db.executemany(
+                        "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?)",
+                        [
+                            (run_id, c.name, c.source, c.passed, c.error, c.duration_s)
+                            for c in document.cases
+                        ],
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(self.path, f"cannot record the run: {exc}") from None
+        return added
+
+    def suites(self) -> list[str]:
+        """The suites with recorded runs, most recently run first."""
+        rows = self._query(
+            "SELECT suite FROM runs GROUP BY suite ORDER BY max(started_at) DESC, suite", ()
+        )
+        return [row[0] for row in rows]
+
+    def runs(self, suite: str, last: int | None = None) -> list[RunRow]:
+        """The runs of `suite`, oldest first; only the `last` most recent when given."""
+        rows = self._query(
+            "SELECT run_id, suite, mode, started_at, git_commit, harness_version, passed, total,"
+            " duration_s FROM runs WHERE suite = ? ORDER BY started_at DESC, rowid DESC"
+            " LIMIT ?",
+            (suite, -1 if last is None else last),
+        )
+        return msgspec.convert(rows[::-1], list[RunRow], strict=False)
+
+    def case_results(self, run_ids: Sequence[str]) -> list[CaseRow]:
+        """Every case result of the given runs."""
+        marks = ", ".join("?" * len(run_ids))
+        rows = self._query(
+            "SELECT run_id, name, source, passed, error, duration_s FROM case_results"
+            f" WHERE run_id IN ({marks}) ORDER BY name",
+            tuple(run_ids),
+        )
+        return msgspec.convert(rows, list[CaseRow], strict=False)
+
+    def _query(self, sql: str, parameters: Iterable[object]) -> list[tuple[Any, ...]]:
+        try:
+            rows: list[tuple[Any, ...]] = self._db.execute(sql, tuple(parameters)).fetchall()
+            return rows
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(self.path, f"cannot read the history: {exc}") from None

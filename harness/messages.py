@@ -1,0 +1,160 @@
+"""What an agent loop exchanges with a model: messages, replies and the provider protocol.
+
+The shapes are plain and map one to one onto the OpenAI chat-completions format:
+`Message(role, content, tool_calls, tool_call_id)` is a chat message, `ToolCall` is one entry
+of an assistant message's `tool_calls` (with `arguments` already parsed from its JSON string),
+and `ModelReply` is the assistant message of one completion plus its `usage`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import msgspec
+
+if TYPE_CHECKING:
+    pass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+    pass
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+    pass
+
+__all__ = [
+    "Event",
+    "Message",
+    "ModelProvider",
+    "ModelReplied",
+    "ModelReply",
+    "Observer",
+    "RecordedCall",
+    "Role",
+    "ToolCall",
+    "ToolDispatched",
+    "ToolSpec",
+    "Usage",
+    "compact_json",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One tool call a model asks for."""
+
+    id: str
+    """The call id; a tool message answers it with the same `tool_call_id`."""
+    name: str
+    """The name of the tool to dispatch."""
+    arguments: Any
+    """The arguments, as parsed JSON (usually an object)."""
+
+
+class Usage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """Tokens one completion consumed."""
+
+    input_tokens: int = 0
+    """Prompt tokens."""
+    output_tokens: int = 0
+    """Completion tokens."""
+
+
+class ModelReply(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One completion: text, tool calls, or both."""
+
+    text: str = ""
+    """The assistant's text; empty when it only calls tools."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tools it asks to run, in order."""
+    usage: Usage = Usage()
+    """What the completion cost."""
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One message of the conversation history."""
+
+    role: Role
+    """`system`, `user`, `assistant` or `tool`."""
+    content: str = ""
+    """The text of the message (a tool message carries the tool's output)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """On an assistant message: the calls it made."""
+    tool_call_id: str | None = None
+    """On a tool message: the id of the call it answers."""
+
+
+class ModelProvider(Protocol):
+    """A model: given the conversation and the tools on offer, reply once."""
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelReply:
+        """Return the model's next reply to `messages`."""
+        ...
+
+
+class RecordedCall(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One tool dispatch, as it happened at the boundary."""
+
+    name: str
+    """The tool name the agent dispatched (unknown names included)."""
+    arguments: str
+    """The arguments the tool received, as compact JSON with sorted keys."""
+    result: str
+    """What the dispatch returned to the agent."""
+    success: bool
+    """Whether the call succeeded."""
+
+
+class ToolDispatched(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """A tool call went through the dispatch boundary."""
+
+    call: RecordedCall
+    """What was dispatched and what came back."""
+
+
+class ModelReplied(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """The agent consumed one model reply."""
+
+    input_tokens: int
+    """Prompt tokens of that reply."""
+    output_tokens: int
+    """Completion tokens of that reply."""
+
+
+Event = ToolDispatched | ModelReplied
+
+
+class Observer(Protocol):
+    """Receives every event of a run."""
+
+    def notify(self, event: Event) -> None:
+        """Take note of one event."""
+        ...
+
+
+_encode = msgspec.json.Encoder(order="sorted").encode
+
+
+class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """How a tool is offered to a model (an OpenAI `function` tool)."""
+
+    name: str
+    """The name the model calls it by."""
+    description: str
+    """What the tool does, for the model."""
+    parameters: Mapping[str, Any]
+    """The JSON Schema of its arguments."""
+
+
+def compact_json(value: Any) -> str:
+    """Encode arguments as recorded: compact, keys sorted, non-ASCII kept as is."""
+    try:
+        return _encode(value).decode()
+    except (TypeError, ValueError, UnicodeEncodeError):
+        return repr(value)  # not JSON: record what the tool got, as faithfully as we can

@@ -1,0 +1,153 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from harness.config import Config
+from harness.errors import ConfigError
+
+if TYPE_CHECKING:
+    pass
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harness.grading.result import Grader
+from harness.messages import ModelProvider, Observer
+from harness.replay.agent import Agent, ReferenceAgent
+from harness.replay.tools import ToolRegistry, default_tools
+from harness.replay.workspace import Workspace
+
+if TYPE_CHECKING:
+    from harness.replay.plugin import ToolsFactory
+
+__all__ = [
+    "DEFAULT_CASE_TIMEOUT",
+    "DEFAULT_SETUP",
+    "AgentFactory",
+    "Setup",
+    "reference_agent",
+    "setup_from",
+]
+
+
+def setup_from(
+    args: argparse.Namespace, config: Config, config_path: str | None
+) -> tuple[Setup, tuple[str, ...]]:
+    """The agent, tools and timeout to run with, and the names of the registered tools."""
+    from harness.replay.plugin import check_tools, load_agent_factory, load_tools_factory
+
+    pass
+
+    root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
+    setup = Setup(case_timeout=getattr(args, "case_timeout", None) or config.case_timeout)
+    agent_path, source, key = _origin(args.agent, config.agent, "agent", config_path)
+    if agent_path:
+        factory, wire = load_agent_factory(agent_path, source=source, key=key, root=root)
+        setup = replace(
+            setup, agent_factory=factory, agent_name=f"{source}: {agent_path}", wire=wire
+        )
+    command, command_source, command_key = _origin(
+        getattr(args, "agent_command", None), config.agent_command, "agent_command", config_path
+    )
+    if command:
+        if agent_path:
+            reason = "set either agent or agent_command, not both"
+            raise ConfigError(command_source, command_key, reason)
+        setup = replace(
+            setup, agent_command=_command(command, command_source, command_key), root=root
+        )
+    tools_path, source, key = _origin(args.tools, config.tools, "tools", config_path)
+    if tools_path:
+        tools = load_tools_factory(
+            tools_path, source=source, key=key, root=root, with_defaults=config.default_tools
+        )
+        setup = replace(setup, tools=tools)
+    elif not config.default_tools:
+        raise ConfigError(
+            config_path or "pyproject.toml",
+            "[tool.harness].default_tools",
+            "false leaves no tool at all: set `tools` to the project's tools factory",
+        )
+    return setup, check_tools(setup.tools, source=source, key=key)
+
+
+def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:
+    import shlex
+
+    try:
+        argv = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise ConfigError(source, key, f"cannot split the command: {exc}") from None
+    if not argv:
+        raise ConfigError(source, key, "the command is empty")
+    return argv
+
+
+def _origin(
+    flag: str | None, configured: str | None, name: str, config_path: str | None
+) -> tuple[str | None, str, str | None]:
+    """A plugin path and where it came from: its flag, or its key in pyproject.toml."""
+    if flag:
+        return flag, f"--{name}", None
+    return configured, config_path or "pyproject.toml", f"[tool.harness].{name}"
+
+
+AgentFactory = Callable[[ModelProvider, ToolRegistry, Observer, Workspace], Agent]
+"""Builds the agent for one case from its provider, tools, observer and workspace."""
+
+
+DEFAULT_CASE_TIMEOUT = 60.0
+"""Seconds a case may run before it errors as hung."""
+
+
+def reference_agent(
+    provider: ModelProvider, tools: ToolRegistry, observer: Observer, workspace: Workspace
+) -> Agent:
+    """The default `AgentFactory`: the reference loop (it needs no observer or workspace)."""
+    return ReferenceAgent(provider, tools)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """How cases are run: which agent, which tools, how long a case may take."""
+
+    agent_factory: AgentFactory = reference_agent
+    """Builds each case's agent."""
+    tools: ToolsFactory = default_tools
+    """Makes each case's tools."""
+    case_timeout: float | None = DEFAULT_CASE_TIMEOUT
+    """Seconds before a case errors as hung (None: no limit)."""
+    agent_name: str = "the agent factory"
+    """How errors name the agent factory (its config path, say)."""
+    observers: tuple[Observer, ...] = ()
+    """The project's own observers, notified of every event after the recorder."""
+    agent_command: tuple[str, ...] = ()
+    """An agent in any language: the command run once per case (JSON lines on stdin/stdout)."""
+    wire: bool = False
+    """Whether the agent factory takes `base_url` and `api_key` (it talks to the endpoint)."""
+    root: str | None = None
+    """The project folder, where the agent command runs."""
+    graders: tuple[Grader, ...] = ()
+    """The project's own graders, run after the expectations."""
+
+    @property
+    def can_hang(self) -> bool:
+        """Whether the agent or a tool is the project's own code, which could hang.
+
+        The reference loop over the default tools is bounded, so it runs without a watchdog.
+        """
+        custom = self.agent_factory is not reference_agent or self.tools is not default_tools
+        return custom or self.wired
+
+    @property
+    def wired(self) -> bool:
+        """Whether the agent is replayed over the wire (the OpenAI-compatible endpoint)."""
+        return bool(self.agent_command) or self.wire
+
+
+DEFAULT_SETUP = Setup()

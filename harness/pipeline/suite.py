@@ -1,0 +1,69 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from harness._parallel import gc_paused
+from harness.fixtures.suite import PARALLEL_MIN, Suite
+from harness.pipeline.interrupt import signal_name
+from harness.pipeline.setup import DEFAULT_SETUP, Setup
+from harness.reports.model import CaseReport, SuiteReport
+
+if TYPE_CHECKING:
+    pass
+from harness.pipeline.case import run_case
+
+__all__ = ["run_suite"]
+
+
+def run_suite(
+    suite: Suite, *, mode: str = "replay", setup: Setup = DEFAULT_SETUP, jobs: int = 1
+) -> SuiteReport:
+    """Run every case of `suite` in order; a case that errors never stops the others.
+
+    With `jobs` > 1 the cases run in that many worker processes; the report is the same. The
+    built-in loop replays a suite of fewer than `PARALLEL_MIN` cases here even so: workers would
+    cost more than they save.
+    """
+    started_at = time.time()
+    started = time.perf_counter()
+    finished: list[CaseReport] = []
+    interrupted = None
+    with gc_paused():
+        if _in_workers(suite, setup, jobs):
+            from harness._parallel import run_in_workers
+
+            reports = run_in_workers(suite.cases, setup, min(jobs, len(suite.cases)))
+        else:
+            reports = (run_case(case, setup) for case in suite.cases)
+        try:
+            finished.extend(reports)
+        except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: keep what finished
+            interrupted = signal_name(exc)
+    cases = tuple(finished)
+    return SuiteReport(
+        suite=suite.name,
+        directory=suite.directory,
+        mode=mode,
+        cases=cases,
+        started_at=_iso_utc(started_at),
+        duration=time.perf_counter() - started,
+        shard=suite.shard,
+        suite_total=suite.total,
+        interrupted=interrupted,
+    )
+
+
+def _in_workers(suite: Suite, setup: Setup, jobs: int) -> bool:
+    """Whether to replay in worker processes: asked for, and worth starting them."""
+    if jobs < 2 or len(suite.cases) < 2:
+        return False
+    return setup.can_hang or len(suite.cases) >= PARALLEL_MIN
+
+
+def _iso_utc(seconds: float) -> str:
+    """`2026-01-02T03:04:05.678Z`, without importing datetime for it."""
+    millis = int(seconds * 1000) % 1000
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"

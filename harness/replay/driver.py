@@ -1,0 +1,86 @@
+"""Driving an agent through a case's turns: sync or async, under a per-case timeout."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from harness.errors import AgentError, CaseTimeout
+
+if TYPE_CHECKING:
+    from harness.fixtures.format import LlmTrace
+    from harness.replay.agent import Agent
+    from harness.replay.provider import ReplayProvider
+
+__all__ = ["converse", "within"]
+
+T = TypeVar("T")
+
+
+def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
+    """Play every user turn to the agent; return the last turn's final text.
+
+    An async agent's turns all run on one event loop, made for this case and closed after it.
+
+    Raises:
+        AgentError: A turn returned something other than a string.
+        ReplayError: A turn asked for more, or fewer, replies than scripted.
+    """
+    final = ""
+    loop: Any = None
+    try:
+        for index, turn in enumerate(trace.turns):
+            result: object = agent.turn(turn.user_input)
+            if not isinstance(result, str) and inspect.isawaitable(result):
+                if loop is None:
+                    import asyncio
+
+                    loop = asyncio.Runner()
+                result = loop.run(_wait(result))
+            if not isinstance(result, str):
+                raise AgentError(f"agent.turn() returned {type(result).__name__}, expected str")
+            final = result
+            replay.finish_turn(index)
+    finally:
+        if loop is not None:
+            loop.close()
+    return final
+
+
+async def _wait(awaitable: Awaitable[T]) -> T:
+    return await awaitable
+
+
+def within(timeout: float | None, work: Callable[[], T]) -> T:
+    """Run `work`, giving up after `timeout` seconds (None: no limit, no thread).
+
+    On timeout the work is abandoned on a daemon thread: everything it touches belongs to its
+    own case, so the suite goes on.
+
+    Raises:
+        CaseTimeout: The work did not finish in time.
+    """
+    if timeout is None:
+        return work()
+    import threading  # only the project's own agents and tools run under a watchdog
+
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # handed to the waiting thread, re-raised there
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="harness-case", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise CaseTimeout(
+            f"case timed out after {timeout:g}s (case_timeout); the agent never finished"
+        )
+    if "error" in outcome:
+        raise outcome["error"]
+    value: T = outcome["value"]
+    return value

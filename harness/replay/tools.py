@@ -1,0 +1,162 @@
+"""Tools an agent can dispatch, and the registry that records every dispatch.
+
+The registry is the dispatch boundary. It wraps every tool it holds, so each call, however the
+agent makes it (`registry.dispatch(call)` or `registry[name].call(arguments)`), is normalised
+the same way and reported to the observer: an agent cannot forget to report a call, or report
+one wrongly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import msgspec
+
+from harness.messages import RecordedCall, ToolDispatched, ToolSpec, compact_json
+
+if TYPE_CHECKING:
+    from harness.messages import Observer, ToolCall
+
+__all__ = ["EchoTool", "RecordedTool", "Tool", "ToolOutput", "ToolRegistry", "default_tools"]
+
+NO_OUTPUT = "(no output)"
+
+
+class ToolOutput(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What one tool call returned."""
+
+    text: str
+    """The output handed back to the model."""
+    success: bool = True
+    """Whether the tool considers the call a success."""
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A deterministic tool the agent can call: its spec, and `call`."""
+
+    @property
+    def name(self) -> str:
+        """The name the model calls it by."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """What the tool does, for the model."""
+        ...
+
+    @property
+    def parameters(self) -> Mapping[str, Any]:
+        """The JSON Schema of its arguments."""
+        ...
+
+    def call(self, arguments: Any) -> ToolOutput:
+        """Run the tool on parsed JSON arguments."""
+        ...
+
+
+class EchoTool:
+    """`echo`: returns `arguments["message"]` when it is a string, else `(empty)`."""
+
+    name = "echo"
+    description = "Echo back the given message."
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {"message": {"type": "string", "description": "Text to echo."}},
+        "required": ["message"],
+    }
+
+    def call(self, arguments: Any) -> ToolOutput:
+        """Echo the message; a missing or non-string message echoes `(empty)`."""
+        message = arguments.get("message") if isinstance(arguments, dict) else None
+        return ToolOutput(text=message if isinstance(message, str) else "(empty)")
+
+
+def default_tools() -> tuple[Tool, ...]:
+    """The Phase 0 tool set: `echo` only, so replay stays hermetic and side-effect free."""
+    return (EchoTool(),)
+
+
+def spec_of(tool: Tool) -> ToolSpec:
+    """The spec a model is offered for `tool`."""
+    return ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters)
+
+
+class RecordedTool:
+    """A tool as the agent sees it: every call is normalised and recorded."""
+
+    def __init__(self, tool: Tool, observer: Observer) -> None:
+        self._tool = tool
+        self._observer = observer
+        self.name = tool.name
+        self.description = tool.description
+        self.parameters = tool.parameters
+
+    def call(self, arguments: Any) -> ToolOutput:
+        """Run the tool; a raise or a wrong return type is a failed call, never a crash."""
+        output = _run(self._tool, arguments)
+        _report(self._observer, self.name, arguments, output)
+        return output
+
+
+class ToolRegistry:
+    """The tools of one case, by name, each wrapped so that its dispatches are recorded."""
+
+    def __init__(self, tools: Iterable[Tool], observer: Observer) -> None:
+        self._observer = observer
+        self._tools = {tool.name: RecordedTool(tool, observer) for tool in tools}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The registered tool names, in registration order."""
+        return tuple(self._tools)
+
+    def __getitem__(self, name: str) -> RecordedTool:
+        return self._tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[RecordedTool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """The specs offered to the model."""
+        return tuple(spec_of(tool) for tool in self._tools.values())
+
+    def dispatch(self, call: ToolCall) -> ToolOutput:
+        """Run one call the model asked for, recorded; an unknown name is a failed call."""
+        tool = self._tools.get(call.name)
+        if tool is not None:
+            return tool.call(call.arguments)
+        output = ToolOutput(text=f"Unknown tool: {call.name}", success=False)
+        _report(self._observer, call.name, call.arguments, output)
+        return output
+
+
+def _run(tool: Tool, arguments: Any) -> ToolOutput:
+    try:
+        output: object = tool.call(arguments)
+    except Exception as exc:  # a tool's failure is data for the model, not a crash
+        return ToolOutput(text=f"Error executing {tool.name}: {_describe(exc)}", success=False)
+    if not isinstance(output, ToolOutput):
+        reason = f"returned {type(output).__name__}, expected ToolOutput"
+        return ToolOutput(text=f"Error executing {tool.name}: {reason}", success=False)
+    if not output.text:
+        return ToolOutput(text=NO_OUTPUT, success=output.success)
+    return output
+
+
+def _report(observer: Observer, name: str, arguments: Any, output: ToolOutput) -> None:
+    call = RecordedCall(
+        name=name, arguments=compact_json(arguments), result=output.text, success=output.success
+    )
+    observer.notify(ToolDispatched(call=call))
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,104 @@
+"""Suite results, the exit status they imply, and their JSON document.
+
+The field names `all_passed`, `passed`, `failed`, `total`, `cases`, and per case `name`,
+`source`, `passed`, `error`, `grades` (`check`, `passed`, `detail`) are fixed: other tools
+read them. Everything else in the document is additive.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import msgspec
+
+from harness.fixtures.shard import Shard
+from harness.grading.result import GradeResult
+from harness.recording import RunRecord
+
+__all__ = ["CaseReport", "SuiteReport"]
+
+
+class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One case's outcome."""
+
+    name: str
+    """The case name."""
+    source: str
+    """The fixture path."""
+    grades: tuple[GradeResult, ...] = ()
+    """One result per declared expectation (none when the run errored)."""
+    error: str | None = None
+    """Why the run went wrong, or None."""
+    traceback: str | None = None
+    """The full traceback of an unexpected exception (JSON report only)."""
+    record: RunRecord = RunRecord()
+    """What the run did, up to where it stopped."""
+    duration: float = 0.0
+    """Wall time of the case, in seconds."""
+
+    @property
+    def passed(self) -> bool:
+        """No error, at least one grade, and every grade passed."""
+        return self.error is None and bool(self.grades) and all(g.passed for g in self.grades)
+
+    @property
+    def failed_grades(self) -> tuple[GradeResult, ...]:
+        """The grades that did not pass."""
+        return tuple(grade for grade in self.grades if not grade.passed)
+
+
+class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
+    """A suite run's outcome."""
+
+    suite: str
+    """The suite name (its folder's base name)."""
+    directory: str
+    """The suite folder, as given."""
+    mode: str
+    """`replay` (Phase 0 runs nothing else)."""
+    cases: tuple[CaseReport, ...]
+    """Every case, in file-name order."""
+    started_at: str = ""
+    """When the run started, ISO 8601 in UTC."""
+    duration: float = 0.0
+    """Wall time of the run, in seconds."""
+    shard: Shard | None = None
+    """The slice of the suite this run covered, or None for all of it."""
+    suite_total: int = -1
+    """How many cases the whole suite holds (-1: the same as `total`)."""
+    interrupted: str | None = None
+    """The signal that stopped the run early (`SIGINT`, `SIGTERM`), or None."""
+
+    @property
+    def total(self) -> int:
+        """How many cases ran."""
+        return len(self.cases)
+
+    @functools.cached_property
+    def passed(self) -> int:
+        """How many cases passed (counted once: the report is frozen)."""
+        return sum(case.passed for case in self.cases)
+
+    @property
+    def failed(self) -> int:
+        """How many cases failed or errored."""
+        return self.total - self.passed
+
+    @functools.cached_property
+    def errored(self) -> int:
+        """How many of the failed cases errored."""
+        return sum(case.error is not None for case in self.cases)
+
+    @property
+    def all_passed(self) -> bool:
+        """Whether every case passed.
+
+        A run of no case never passes, except a shard that the split left empty.
+        """
+        if self.interrupted is not None:
+            return False
+        return self.failed == 0 and (self.total > 0 or self.shard is not None)
+
+    def exit_code(self) -> int:
+        """The process exit status: 0 when every case passed, else 1."""
+        return 0 if self.all_passed else 1

@@ -1,0 +1,160 @@
+"""Scrubbing credentials out of what a run recorded, before any report shows it.
+
+Tool results, arguments, responses, error messages and grade details pass through `redact`
+on their way into a `CaseReport`, so the table, the JSON and JUnit artifacts, the GitHub job
+summary and the history never hold a secret that a tool or agent printed. Grading itself sees
+the real run. The rule: a credential keeps its first 4 characters, followed by `*[REDACTED]`:
+
+- a value after a secret-looking key: `api_key=abcd1234` -> `api_key=abcd*[REDACTED]`
+  (keys: api_key, apikey, token, access_token, secret, client_secret, password, passwd, pwd,
+  authorization, auth, private_key, access_key; separators `=` or `:`, quotes allowed);
+- `Bearer <token>` and `Basic <token>`;
+- known token shapes: `sk-…`, `ghp_…`/`github_pat_…`, `AKIA…`/`ASIA…`, `xox…-`, JWTs;
+- a PEM private key block, entirely.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import msgspec
+
+from harness.grading.result import GradeResult
+from harness.messages import RecordedCall
+from harness.reports.model import CaseReport
+
+__all__ = ["MARK", "RECORD_LIMIT", "for_report", "published", "redact"]
+
+MARK = "*[REDACTED]"
+KEEP = 4
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    """The credential patterns, compiled when a text first passes the screen below."""
+    keyed = re.compile(
+        r"""(?ix)
+        \b(api[_-]?key|access[_-]?token|refresh[_-]?token|token|client[_-]?secret|secret|
+           password|passwd|pwd|authorization|auth|private[_-]?key|access[_-]?key)
+        (["']?\s*[:=]\s*["']?)
+        ((?:bearer\s+|basic\s+)?)
+        ([^\s"'&,;]{8,})
+        """
+    )
+    scheme = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{8,})")
+    shapes = re.compile(
+        r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
+        r"|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}"
+        r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
+    )
+    pem = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
+    return keyed, scheme, shapes, pem
+
+
+# Substrings (lower case) without which no pattern above can match: a cheap first screen.
+_TRIGGERS = (
+    "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "sk-", "ghp_", "gho_",
+    "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "eyj", "-----begin",
+)  # fmt: skip
+_SCREEN = re.compile("|".join(map(re.escape, _TRIGGERS)))
+
+
+def _keep(secret: str) -> str:
+    return secret[:KEEP] + MARK
+
+
+def redact(text: str) -> str:
+    """`text` with every credential it holds cut to its first 4 characters and a mark."""
+    if not _SCREEN.search(text.lower()):
+        return text  # the common case: nothing that could be a credential
+    keyed, scheme, shapes, pem = _patterns()
+    text = pem.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
+    text = keyed.sub(
+        lambda m: f"{m[1]}{m[2]}{m[3]}{_keep(m[4])}" if MARK not in m[4] else m[0], text
+    )
+    text = scheme.sub(lambda m: f"{m[1]}{m[2]}{_keep(m[3])}" if MARK not in m[3] else m[0], text)
+    return shapes.sub(lambda m: _keep(m[0]), text)
+
+
+RECORD_LIMIT = 1_000_000
+"""Characters of one recorded text (a response, arguments, a result) kept in reports."""
+
+
+def for_report(text: str) -> str:
+    """`text` bounded to `RECORD_LIMIT` characters (with a visible marker), then redacted."""
+    if len(text) > RECORD_LIMIT:
+        text = f"{text[:RECORD_LIMIT]}…[truncated {len(text) - RECORD_LIMIT} chars]"
+    return redact(text)
+
+
+def published(report: CaseReport) -> CaseReport:
+    """The report as every output may show it: texts bounded and credentials redacted.
+
+    Grading has already seen the real run; what leaves the case is scrubbed, once, here.
+    """
+    record = report.record
+    if not record.requests and _clean(_texts(report)):
+        return report  # the common case, screened in one pass: nothing to scrub or copy
+    calls = tuple(_published_call(call) for call in record.tool_calls)
+    grades = tuple(_published_grade(grade) for grade in report.grades)
+    response = for_report(record.final_response)
+    error = None if report.error is None else for_report(report.error)
+    trace = None if report.traceback is None else for_report(report.traceback)
+    requests = tuple(_published_json(request) for request in record.requests)
+    unchanged = (
+        response == record.final_response
+        and error == report.error
+        and trace == report.traceback
+        and requests == record.requests
+        and all(new is old for new, old in zip(calls, record.tool_calls, strict=True))
+        and all(new is old for new, old in zip(grades, report.grades, strict=True))
+    )
+    if unchanged:
+        return report  # the common case: nothing to scrub, nothing to copy
+    record = msgspec.structs.replace(
+        record, final_response=response, tool_calls=calls, requests=requests
+    )
+    return msgspec.structs.replace(
+        report, grades=grades, error=error, traceback=trace, record=record
+    )
+
+
+def _texts(report: CaseReport) -> list[str]:
+    record = report.record
+    texts = [record.final_response, report.error or "", report.traceback or ""]
+    texts += (grade.detail for grade in report.grades)
+    for call in record.tool_calls:
+        texts += (call.arguments, call.result)
+    return texts
+
+
+def _clean(texts: list[str]) -> bool:
+    """Whether no text needs bounding or redacting (no trigger spans a newline)."""
+    if any(len(text) > RECORD_LIMIT for text in texts):
+        return False
+    return not _SCREEN.search("\n".join(texts).lower())
+
+
+def _published_call(call: RecordedCall) -> RecordedCall:
+    arguments, result = for_report(call.arguments), for_report(call.result)
+    if arguments == call.arguments and result == call.result:
+        return call
+    return msgspec.structs.replace(call, arguments=arguments, result=result)
+
+
+def _published_json(value: Any) -> Any:
+    """A request body with every string in it bounded and redacted."""
+    if isinstance(value, str):
+        return for_report(value)
+    if isinstance(value, list):
+        return [_published_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _published_json(item) for key, item in value.items()}
+    return value
+
+
+def _published_grade(grade: GradeResult) -> GradeResult:
+    detail = for_report(grade.detail)
+    return grade if detail == grade.detail else msgspec.structs.replace(grade, detail=detail)
