@@ -9,20 +9,21 @@ Every error the harness raises on purpose derives from `HarnessError`::
     ├── SuiteError               a suite cannot load: `.directory`, `.problems`
     ├── ArtifactError            a report file could not be written: `.path`
     ├── HistoryError             the run history cannot be read or written: `.path`
+    ├── MergeError               shard reports that cannot be merged into one: `.path`
     └── CaseError                one case's run went wrong; the case errors, the suite goes on
         ├── ReplayError          the trace and the agent disagree on the LLM round trips
-        └── AgentError           the agent loop refused a turn or gave up on it
+        ├── AgentError           the agent loop refused a turn or gave up on it
+        ├── CaseTimeout          the case ran past its `case_timeout`
+        └── ExtensionError       a project's observer or grader failed; names it
 
-The first five stop a run before (or, for artifacts, after) anything is graded. A `CaseError`
+`Interrupted` (in `harness.pipeline.interrupt`) is a `KeyboardInterrupt` on purpose, so that no
+`except Exception` swallows a stop.
+
+The errors above `CaseError` stop a run before (or, for artifacts, after) anything is graded. A `CaseError`
 never escapes `run_case`: it becomes the case's `error`.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "AgentError",
@@ -157,5 +158,5 @@ class MergeError(HarnessError):
         super().__init__(f"{path}: {reason}")
 
 
-class ExtensionError(Exception):
+class ExtensionError(CaseError):
     """An observer or grader extension failed; the message names it and its error."""

@@ -8,31 +8,20 @@ and `ModelReply` is the assistant message of one completion plus its `usage`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol
 
 import msgspec
 
-if TYPE_CHECKING:
-    pass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-    pass
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-    pass
-
 __all__ = [
+    "NOT_SEEN",
+    "NO_OUTPUT",
     "Event",
     "Message",
     "ModelProvider",
     "ModelReplied",
     "ModelReply",
+    "Observed",
     "Observer",
     "RecordedCall",
     "Role",
@@ -98,24 +87,51 @@ class ModelProvider(Protocol):
         ...
 
 
-class RecordedCall(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """One tool dispatch, as it happened at the boundary."""
+class _NotSeen:
+    """The arguments of a call the boundary could not see (a result for an unknown call id)."""
+
+    def __repr__(self) -> str:
+        return "NOT_SEEN"
+
+
+NO_OUTPUT = "(no output)"
+"""The result of a call that returned empty text, as the agent is told and the call recorded."""
+
+NOT_SEEN: Any = _NotSeen()
+"""`ToolDispatched.arguments` when the boundary saw no arguments: recorded as empty text."""
+
+Observed = Literal["dispatch", "wire"]
+"""Where a call was seen: at the tool registry's dispatch, or on the replay endpoint's wire."""
+
+
+class RecordedCall(msgspec.Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
+    """One tool call, as the recorder normalised it."""
 
     name: str
     """The tool name the agent dispatched (unknown names included)."""
     arguments: str
     """The arguments the tool received, as compact JSON with sorted keys."""
     result: str
-    """What the dispatch returned to the agent."""
+    """What the call returned to the agent."""
     success: bool
     """Whether the call succeeded."""
+    observed: Observed = "dispatch"
+    """Where the call was seen (left out of documents when `dispatch`)."""
 
 
 class ToolDispatched(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """A tool call went through the dispatch boundary."""
+    """A tool call was seen at a boundary: the raw facts, before the recorder normalises them."""
 
-    call: RecordedCall
-    """What was dispatched and what came back."""
+    name: str
+    """The tool name the agent asked for."""
+    arguments: Any
+    """The arguments as the boundary saw them (parsed JSON, usually an object)."""
+    result: str
+    """What the call returned to the agent."""
+    success: bool
+    """Whether the call succeeded."""
+    observed: Observed = "dispatch"
+    """Which boundary saw it."""
 
 
 class ModelReplied(msgspec.Struct, frozen=True, kw_only=True, gc=False):

@@ -1,7 +1,11 @@
-"""Recording what a run did, at the boundaries where it happens.
+"""The one recorder: boundary events in, one `RunRecord` out.
 
-The tool registry reports each dispatch and `ObservedProvider` reports each model reply the
-agent consumed; `RecordingObserver` turns those events into the run's `RunRecord`.
+Two boundaries report tool calls, and both feed this recorder the same way: the tool
+registry reports each dispatch of an in-process agent, and the replay endpoint reports each
+tool result a wire agent sends back. `ObservedProvider` reports each model reply the agent
+consumed. `RecordingObserver` normalises every call the same way, whichever boundary saw it:
+arguments become compact sorted JSON, an empty result becomes `(no output)`, and the call
+keeps where it was observed.
 """
 
 from __future__ import annotations
@@ -11,15 +15,62 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from harness.messages import ModelReplied, RecordedCall, ToolDispatched
+from harness.messages import (
+    NO_OUTPUT,
+    NOT_SEEN,
+    Event,
+    ModelReplied,
+    Observer,
+    RecordedCall,
+    ToolDispatched,
+    compact_json,
+)
 
 if TYPE_CHECKING:
     from harness.messages import Message, ModelProvider, ModelReply, ToolSpec
 
+__all__ = ["FanOut", "ObservedProvider", "RecordingObserver", "RunRecord"]
 
-from harness.messages import Event, Observer
 
-__all__ = ["FanOut", "ObservedProvider", "RecordedCall", "RecordingObserver", "RunRecord"]
+class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """The outcome of one replayed case.
+
+    `tool_calls` is the single source of truth for calls: names, counts and overall success
+    are derived from it, never stored beside it.
+    """
+
+    final_response: str = ""
+    """The text that ended the last turn."""
+    tool_calls: tuple[RecordedCall, ...] = ()
+    """Every call, every turn, in order, failed and unknown ones included."""
+    input_tokens: int = 0
+    """Prompt tokens of the replies the agent consumed."""
+    output_tokens: int = 0
+    """Completion tokens of the replies the agent consumed."""
+    requests: tuple[Any, ...] = ()
+    """Each request body the agent sent to the replay endpoint (wire runs only)."""
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The name of each call, in order."""
+        return tuple(call.name for call in self.tool_calls)
+
+    @property
+    def all_tools_succeeded(self) -> bool:
+        """Whether every call succeeded (true when there were none)."""
+        return all(call.success for call in self.tool_calls)
+
+
+def recorded(event: ToolDispatched) -> RecordedCall:
+    """The call `event` reports, normalised as every recorded call is."""
+    arguments = "" if event.arguments is NOT_SEEN else compact_json(event.arguments)
+    return RecordedCall(
+        name=event.name,
+        arguments=arguments,
+        result=event.result or NO_OUTPUT,
+        success=event.success,
+        observed=event.observed,
+    )
 
 
 class RecordingObserver:
@@ -31,18 +82,27 @@ class RecordingObserver:
         self._output_tokens = 0
 
     def notify(self, event: Event) -> None:
-        """Record a dispatch, or add a reply's tokens to the totals."""
+        """Record a call, or add a reply's tokens to the totals."""
         if isinstance(event, ToolDispatched):
-            self._calls.append(event.call)
+            self._calls.append(recorded(event))
         else:
             self._input_tokens += event.input_tokens
             self._output_tokens += event.output_tokens
 
-    def record(self, final_response: str, requests: tuple[Any, ...] = ()) -> RunRecord:
-        """The run as recorded so far, ending with `final_response`."""
+    def record(
+        self, final_response: str, requests: tuple[Any, ...] = (), *, wire: bool = False
+    ) -> RunRecord:
+        """The run as recorded so far, ending with `final_response`.
+
+        With `wire`, the endpoint is the record of the calls: calls the agent also made
+        through the in-process registry are left out, so none is counted twice.
+        """
+        calls = self._calls
+        if wire:
+            calls = [call for call in calls if call.observed == "wire"]
         return RunRecord(
             final_response=final_response,
-            tool_calls=tuple(self._calls),
+            tool_calls=tuple(calls),
             input_tokens=self._input_tokens,
             output_tokens=self._output_tokens,
             requests=requests,
@@ -67,41 +127,13 @@ class ObservedProvider:
         return reply
 
 
-class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """The outcome of one replayed case.
-
-    `tool_calls` is the single source of truth for dispatches: names, counts and overall
-    success are derived from it, never stored beside it.
-    """
-
-    final_response: str = ""
-    """The text that ended the last turn."""
-    tool_calls: tuple[RecordedCall, ...] = ()
-    """Every dispatch, every turn, in order, failed and unknown ones included."""
-    input_tokens: int = 0
-    """Prompt tokens of the replies the agent consumed."""
-    output_tokens: int = 0
-    """Completion tokens of the replies the agent consumed."""
-    requests: tuple[Any, ...] = ()
-    """Each request body the agent sent to the replay endpoint (wire runs only)."""
-
-    @property
-    def tool_names(self) -> tuple[str, ...]:
-        """The name of each call, in dispatch order."""
-        return tuple(call.name for call in self.tool_calls)
-
-    @property
-    def all_tools_succeeded(self) -> bool:
-        """Whether every call succeeded (true when there were none)."""
-        return all(call.success for call in self.tool_calls)
-
-
-def _name(extension: object) -> str:
-    return type(extension).__name__
-
-
 class FanOut:
-    """Notifies the recorder, then each extension; remembers the first extension failure."""
+    """Notifies the recorder, then each extension; remembers the first extension failure.
+
+    An observer of the project's own that fails errors its case with a message naming it; it
+    never crashes the suite. The recorder is notified first, so a failing observer cannot
+    cost the record an event.
+    """
 
     def __init__(self, recorder: Observer, extensions: Sequence[Observer]) -> None:
         self._recorder = recorder
@@ -116,6 +148,5 @@ class FanOut:
                 extension.notify(event)
             except Exception as exc:
                 if self.failure is None:
-                    self.failure = (
-                        f"observer {_name(extension)} failed: {type(exc).__name__}: {exc}"
-                    )
+                    name = type(extension).__name__
+                    self.failure = f"observer {name} failed: {type(exc).__name__}: {exc}"

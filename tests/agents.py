@@ -10,15 +10,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from harness import (
-    Message,
-    ModelProvider,
-    Observer,
-    Tool,
-    ToolOutput,
-    ToolRegistry,
-    Workspace,
-)
+from harness import CaseContext, Message, ModelProvider, Tool, ToolOutput, ToolRegistry
 from harness.chat_format import from_openai_messages, to_openai_message, to_openai_tools
 
 
@@ -65,11 +57,9 @@ class SyncAgent:
         raise RuntimeError("too many tool rounds")
 
 
-def sync_agent(
-    provider: ModelProvider, tools: ToolRegistry, observer: Observer, workspace: Workspace
-) -> SyncAgent:
+def sync_agent(context: CaseContext) -> SyncAgent:
     """The agent factory for `SyncAgent`."""
-    return SyncAgent(provider, tools)
+    return SyncAgent(context.provider, context.tools)
 
 
 class OpenAIStyleAgent:
@@ -103,15 +93,11 @@ class OpenAIStyleAgent:
                 )
 
 
-def not_an_agent(
-    provider: ModelProvider, tools: ToolRegistry, observer: Observer, workspace: Workspace
-) -> int:
+def not_an_agent(context: CaseContext) -> int:
     """A broken factory: what it returns has no `turn`."""
     return 42
 
 
-def openai_style_agent(
-    provider: ModelProvider, tools: ToolRegistry, observer: Observer, workspace: Workspace
-) -> OpenAIStyleAgent:
+def openai_style_agent(context: CaseContext) -> OpenAIStyleAgent:
     """The agent factory for `OpenAIStyleAgent`."""
-    return OpenAIStyleAgent(provider, tools)
+    return OpenAIStyleAgent(context.provider, context.tools)

@@ -1,4 +1,4 @@
-"""The reference agent loop (DESIGN §4)."""
+"""The reference agent loop."""
 
 from __future__ import annotations
 

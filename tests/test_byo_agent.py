@@ -59,8 +59,8 @@ class Loud:
         self.turns += 1
         return self.inner.turn(user_input)
 
-def factory(provider, tools, observer, workspace):
-    return Loud(ReferenceAgent(provider, tools))
+def factory(context):
+    return Loud(ReferenceAgent(context.provider, context.tools))
 """
 
 
@@ -100,8 +100,8 @@ class Agent:
             return 42
         return "hello"
 
-def factory(provider, tools, observer, workspace):
-    kind = provider.complete([], []).text
+def factory(context):
+    kind = context.provider.complete([], []).text
     return Agent(kind)
 """
 
@@ -147,7 +147,7 @@ class Agent:
         await asyncio.sleep(30)
         return "late"
 
-def factory(provider, tools, observer, workspace):
+def factory(context):
     return Agent()
 """
 
@@ -184,7 +184,7 @@ def test_hung_async_agent_times_out(
         ),
         ("tests.agents:missing", "'tests.agents' has no attribute 'missing'"),
         ("tests.agents:__doc__", "'tests.agents:__doc__' is not callable"),
-        ("tests.agents:upper_tools", "must accept (provider, tools, observer, workspace)"),
+        ("tests.agents:upper_tools", "must accept one argument, the case's CaseContext"),
         ("tests.agents:not_an_agent", "returned int, which is not an agent"),
     ],
 )

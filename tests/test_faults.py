@@ -17,11 +17,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from harness.fixtures import suite as suite_module
 from harness._cli.main import main
+from harness.fixtures import suite as suite_module
 from harness.fixtures.format import Case, LlmTrace
 from harness.fixtures.suite import Suite
-from harness.grading.result import GradeResult
+from harness.grading.result import GradeContext, GradeResult
 from harness.messages import Event
 from harness.pipeline.setup import Setup
 from harness.pipeline.suite import run_suite
@@ -105,12 +105,16 @@ class BrokenObserver:
 
 
 class BrokenGrader:
-    def grade(self, record: RunRecord) -> tuple[GradeResult, ...]:
+    def grade(
+        self, case: Case, record: RunRecord, context: GradeContext
+    ) -> tuple[GradeResult, ...]:
         raise ValueError("judge unavailable")
 
 
 class CountingGrader:
-    def grade(self, record: RunRecord) -> tuple[GradeResult, ...]:
+    def grade(
+        self, case: Case, record: RunRecord, context: GradeContext
+    ) -> tuple[GradeResult, ...]:
         return (
             GradeResult(check="calls_counted", passed=True, detail=str(len(record.tool_calls))),
         )
@@ -165,8 +169,8 @@ class Slow:
         time.sleep(0.25)
         return self.inner.turn(user_input)
 
-def factory(provider, tools, observer, workspace):
-    return Slow(ReferenceAgent(provider, tools))
+def factory(context):
+    return Slow(ReferenceAgent(context.provider, context.tools))
 """
 
 

@@ -1,4 +1,4 @@
-"""The 11 expectations (DESIGN §6): order, labels, verdicts and details."""
+"""The 11 expectations: order, labels, verdicts and details."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from harness.fixtures.format import Expects
-from harness.grading.expectations import ExpectationsGrader, evaluate_expects
-from tests.builders import record
+from harness.fixtures.format import Case, Expects, LlmTrace
+from harness.grading.expectations import evaluate_expects
+from harness.grading.graders import grade_case
+from harness.grading.result import GradeContext
+from tests.builders import echo_trace, record
 
 ECHO_RUN = record(
     "The echo tool said: hello",
@@ -200,6 +202,10 @@ def test_checks_run_in_the_fixed_order() -> None:
 
 
 def test_expectations_grader_is_a_grader() -> None:
-    """The Grader protocol wraps evaluate_expects."""
-    grader = ExpectationsGrader(expects(response_contains=["hello"]))
-    assert grader.grade(ECHO_RUN) == evaluate_expects(grader.expects, ECHO_RUN)
+    """The built-in graders, through the Grader protocol, grade what evaluate_expects does."""
+    declared = expects(response_contains=["hello"], tools_used=["echo"])
+    trace = msgspec.convert(echo_trace(expects=msgspec.to_builtins(declared)), LlmTrace)
+    case = Case(trace=trace, source="a.json")
+    grades = grade_case(case, ECHO_RUN, GradeContext())
+    assert grades == evaluate_expects(declared, ECHO_RUN)
+    assert [g.check for g in grades] == ['response_contains("hello")', 'tools_used("echo")']

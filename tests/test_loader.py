@@ -1,4 +1,4 @@
-"""Loading fixtures (DESIGN §3): decoding into the fixture types, and every rejection rule."""
+"""Loading fixtures: decoding into the fixture types, and every rejection rule."""
 
 from __future__ import annotations
 

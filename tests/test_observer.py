@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.messages import (
+    NOT_SEEN,
     Message,
     ModelReplied,
     ModelReply,
@@ -26,9 +27,9 @@ def test_recording_observer_accumulates_calls_and_tokens() -> None:
     observer = RecordingObserver()
     first = RecordedCall(name="echo", arguments="{}", result="a", success=True)
     second = RecordedCall(name="nope", arguments="{}", result="b", success=False)
-    observer.notify(ToolDispatched(call=first))
+    observer.notify(ToolDispatched(name="echo", arguments={}, result="a", success=True))
     observer.notify(ModelReplied(input_tokens=3, output_tokens=4))
-    observer.notify(ToolDispatched(call=second))
+    observer.notify(ToolDispatched(name="nope", arguments={}, result="b", success=False))
     observer.notify(ModelReplied(input_tokens=10, output_tokens=1))
     record = observer.record("final")
     assert record.tool_calls == (first, second)
@@ -43,3 +44,46 @@ def test_observed_provider_counts_only_replies_handed_over() -> None:
     provider.complete([], [])
     provider.complete([], [])
     assert (observer.record("").input_tokens, observer.record("").output_tokens) == (10, 4)
+
+
+def test_both_boundaries_are_normalised_alike() -> None:
+    """A dispatch and a wire result go through one normalisation; each keeps where it was seen."""
+    observer = RecordingObserver()
+    for observed in ("dispatch", "wire"):
+        observer.notify(
+            ToolDispatched(
+                name="echo",
+                arguments={"b": 1, "a": "é"},
+                result="",
+                success=True,
+                observed=observed,
+            )
+        )
+    observer.notify(
+        ToolDispatched(
+            name="<unknown>", arguments=NOT_SEEN, result="x", success=False, observed="wire"
+        )
+    )
+    dispatched, wired, unknown = observer.record("final").tool_calls
+    assert (dispatched.arguments, dispatched.result, dispatched.observed) == (
+        '{"a":"é","b":1}',
+        "(no output)",
+        "dispatch",
+    )
+    assert (wired.arguments, wired.result, wired.observed) == (
+        '{"a":"é","b":1}',
+        "(no output)",
+        "wire",
+    )
+    assert unknown.arguments == ""
+
+
+def test_a_wire_record_keeps_only_the_calls_seen_on_the_wire() -> None:
+    """When the case was played over the wire, in-process dispatches are not counted twice."""
+    observer = RecordingObserver()
+    observer.notify(ToolDispatched(name="echo", arguments={}, result="a", success=True))
+    observer.notify(
+        ToolDispatched(name="echo", arguments={}, result="a", success=True, observed="wire")
+    )
+    assert [call.observed for call in observer.record("x").tool_calls] == ["dispatch", "wire"]
+    assert [call.observed for call in observer.record("x", wire=True).tool_calls] == ["wire"]

@@ -1,4 +1,4 @@
-"""The gate (DESIGN §9): the regression suite replays green, and every case can fail."""
+"""The gate: the regression suite replays green, and every case can fail."""
 
 from __future__ import annotations
 

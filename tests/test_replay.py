@@ -35,7 +35,7 @@ def test_replies_come_in_script_order_with_their_usage() -> None:
 
 
 def test_under_specified_turn_errors() -> None:
-    """Asking for more replies than the turn scripts is a ReplayError with the §4 message."""
+    """Asking for more replies than the turn scripts is a ReplayError with the documented message."""
     replay = provider([text_step("only")])
     replay.complete([], [])
     with pytest.raises(ReplayError) as caught:
@@ -47,7 +47,7 @@ def test_under_specified_turn_errors() -> None:
 
 
 def test_over_specified_turn_errors_on_finish() -> None:
-    """Steps left in a finished turn are a ReplayError with the §4 message."""
+    """Steps left in a finished turn are a ReplayError with the documented message."""
     replay = provider([text_step("one"), text_step("two"), text_step("three")])
     replay.complete([], [])
     with pytest.raises(ReplayError) as caught:

@@ -1,4 +1,4 @@
-"""CaseReport, SuiteReport, exit codes and the JSON document (DESIGN §7)."""
+"""CaseReport, SuiteReport, exit codes and the JSON document."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_counts() -> None:
 
 
 def test_json_document_has_the_fixed_fields_and_additive_ones() -> None:
-    """The §7 field names are present, plus schema version, tokens and tool calls."""
+    """The documented field names are present, plus schema version, tokens and tool calls."""
     run = record("hi", (("echo", '{"message":"hi"}', "hi", True),))
     case = CaseReport(name="c", source="c.json", grades=(OK, BAD), record=run, duration=0.5)
     doc = json.loads(to_json(suite(case), git_commit="abc123"))

@@ -10,12 +10,12 @@ import pytest
 
 from harness.fixtures.format import Case, LlmTrace
 from harness.fixtures.suite import Suite
-from harness.messages import ModelProvider, Observer
+from harness.messages import ModelProvider
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import Setup
 from harness.pipeline.suite import run_suite
 from harness.replay.agent import Agent
-from harness.replay.tools import ToolRegistry
+from harness.replay.context import CaseContext
 from harness.replay.workspace import Workspace
 from tests.builders import calls_step, echo_trace, text_step
 
@@ -70,7 +70,7 @@ BROKEN = {
 def test_broken_run_errors_its_case_and_the_suite_goes_on(
     turns: list[dict[str, Any]], message: str
 ) -> None:
-    """A run that goes wrong is an errored case with the §4 message; its neighbours pass."""
+    """A run that goes wrong is an errored case with the documented message; its neighbours pass."""
     suite = Suite(
         name="mixed",
         directory="mixed",
@@ -99,7 +99,7 @@ def test_agent_exception_of_any_kind_errors_the_case() -> None:
         def turn(self, user_input: str) -> str:
             raise KeyError("state")
 
-    def factory(p: ModelProvider, t: ToolRegistry, o: Observer, w: Workspace) -> Agent:
+    def factory(context: CaseContext) -> Agent:
         return Broken()
 
     report = run_case(case(), Setup(agent_factory=factory))
@@ -124,8 +124,8 @@ def test_agent_is_closed_after_its_case_and_a_failing_close_errors_only_it() -> 
                 raise OSError("socket already gone")
 
     def factory(fail: bool) -> Any:
-        def make(p: ModelProvider, t: ToolRegistry, o: Observer, w: Workspace) -> Agent:
-            return Closing(p, fail)
+        def make(context: CaseContext) -> Agent:
+            return Closing(context.provider, fail)
 
         return make
 
@@ -156,8 +156,8 @@ def test_each_case_gets_a_fresh_workspace_removed_after() -> None:
             seen.append(path)
             return self.provider.complete([], []).text
 
-    def factory(p: ModelProvider, t: ToolRegistry, o: Observer, w: Workspace) -> Agent:
-        return Touching(p, w)
+    def factory(context: CaseContext) -> Agent:
+        return Touching(context.provider, context.workspace)
 
     text_only = one_turn(text_step("hello"))
     first = run_case(case(turns=text_only), Setup(agent_factory=factory))

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from harness import _parallel as pool
-from harness.pipeline import case as runner_module
-from harness.fixtures import suite as suite_module
 from harness._cli.main import main
 from harness.errors import MergeError, UsageError
+from harness.fixtures import suite as suite_module
 from harness.fixtures.limits import DEFAULT_LIMITS
 from harness.fixtures.shard import Shard, parse_shard
 from harness.fixtures.suite import load_suite
+from harness.pipeline import case as runner_module
 from harness.pipeline.setup import Setup
 from harness.pipeline.suite import run_suite
 from harness.reports.merge import merge_reports, read_part
@@ -120,8 +120,8 @@ class Agent:
             os._exit(3)
         return self.inner.turn(user_input)
 
-def factory(provider, tools, observer, workspace):
-    return Agent(ReferenceAgent(provider, tools))
+def factory(context):
+    return Agent(ReferenceAgent(context.provider, context.tools))
 """
 
 

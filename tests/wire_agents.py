@@ -11,6 +11,8 @@ from typing import Any
 
 from openai import OpenAI
 
+from harness import CaseContext
+
 ECHO_TOOL = {
     "type": "function",
     "function": {
@@ -93,19 +95,13 @@ class OpenAIAgent:
         return "".join(content), [calls_by_index[i] for i in sorted(calls_by_index)]
 
 
-def factory(
-    provider: Any, tools: Any, observer: Any, workspace: Any, *, base_url: str, api_key: str
-) -> OpenAIAgent:
-    return OpenAIAgent(base_url, api_key, stream=False)
+def factory(context: CaseContext) -> OpenAIAgent:
+    return OpenAIAgent(context.base_url, context.api_key, stream=False)
 
 
-def streaming_factory(
-    provider: Any, tools: Any, observer: Any, workspace: Any, *, base_url: str, api_key: str
-) -> OpenAIAgent:
-    return OpenAIAgent(base_url, api_key, stream=True)
+def streaming_factory(context: CaseContext) -> OpenAIAgent:
+    return OpenAIAgent(context.base_url, context.api_key, stream=True)
 
 
-def wrong_id_factory(
-    provider: Any, tools: Any, observer: Any, workspace: Any, *, base_url: str, api_key: str
-) -> OpenAIAgent:
-    return OpenAIAgent(base_url, api_key, stream=False, wrong_id=True)
+def wrong_id_factory(context: CaseContext) -> OpenAIAgent:
+    return OpenAIAgent(context.base_url, context.api_key, stream=False, wrong_id=True)

@@ -251,4 +251,3 @@ def _table(results: dict[str, Any]) -> str:
         ),
     ]
     return "\n".join(lines)
-

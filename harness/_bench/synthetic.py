@@ -11,15 +11,13 @@ import os
 import random
 from typing import Any
 
-__all__ = ["MIXES", "generate_suite"]
-
-
-MIXES = ("mix", "text")
-"""`mix`: 40 % text, 40 % one tool call, 20 % two-turn tool loops; `text`: simple text cases."""
+__all__ = ["generate_suite"]
 
 
 def generate_suite(folder: str, count: int, seed: int = 7, mix: str = "mix") -> int:
-    """Write `count` fixtures into `folder`, of the given mix (see `MIXES`).
+    """Write `count` fixtures into `folder`, of the given mix.
+
+    `mix`: 40 % text, 40 % one tool call, 20 % two-turn tool loops; `text`: simple text cases.
 
     Every tool case carries a `response_matches` pattern of its own.
 

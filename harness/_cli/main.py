@@ -21,7 +21,7 @@ from harness.version import __version__
 
 __all__ = ["COMMANDS", "LIVE_MODE_MESSAGE", "build_parser", "main"]
 
-EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+EXIT_FAILED, EXIT_UNUSABLE = 1, 2
 
 
 class _Parser(argparse.ArgumentParser):

@@ -8,7 +8,8 @@ catch that regression. The score is killed / total.
 
 A fixture's name also makes claims (a round trip, N dispatches, an order). When the mutants of
 the kind the name claims survive, the fixture is flagged with the expectation that would catch
-them (DESIGN §6, "Why the boundary checks matter").
+them: a regression at the tool boundary (a call dropped, doubled or reordered) is exactly what a
+replay gate exists to catch.
 """
 
 from __future__ import annotations

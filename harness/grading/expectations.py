@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from harness.fixtures.format import Expects, PayloadExpect
+from harness.fixtures.format import Case, Expects, PayloadExpect
 from harness.fixtures.pattern import compile_pattern
-from harness.grading.result import GradeResult
+from harness.grading.result import GradeContext, GradeResult
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
 from harness.text import quote, quote_list
@@ -20,19 +20,26 @@ __all__ = ["ExpectationsGrader", "evaluate_expects"]
 
 
 class ExpectationsGrader:
-    """Grades a run against a case's `Expects`."""
+    """The built-in grader of the 11 expectation kinds of a case's `expects`."""
 
-    def __init__(self, expects: Expects) -> None:
-        self.expects = expects
-
-    def grade(self, record: RunRecord) -> tuple[GradeResult, ...]:
-        """Grade `record` against the expectations."""
-        return evaluate_expects(self.expects, record)
+    def grade(
+        self, case: Case, record: RunRecord, context: GradeContext
+    ) -> tuple[GradeResult, ...]:
+        """One result per declared expectation, in the fixed order of the kinds."""
+        return tuple(_grades(case.expects, record))
 
 
 def evaluate_expects(expects: Expects, record: RunRecord) -> tuple[GradeResult, ...]:
-    """Grade every declared expectation, in the fixed order of the 11 expectation kinds."""
-    return tuple(_grades(expects, record))
+    """Every declared check of `expects` against `record`: the expectations, then requests.
+
+    The same checks, in the same order, as a case goes through with the built-in graders.
+    """
+    grades = tuple(_grades(expects, record))
+    if expects.requests is None:
+        return grades
+    from harness.grading.requests import grade_requests  # only wire fixtures declare them
+
+    return (*grades, *grade_requests(expects.requests, record.requests))
 
 
 def _grades(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
@@ -71,10 +78,6 @@ def _grades(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
         )
     for source in expects.response_matches:
         yield _grade_match(source, response)
-    if expects.requests is not None:
-        from harness.grading.requests import grade_requests
-
-        yield from grade_requests(expects.requests, record.requests)
 
 
 def _count_grades(expects: Expects, count: int, names: tuple[str, ...]) -> Iterator[GradeResult]:

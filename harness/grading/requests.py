@@ -11,16 +11,29 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from harness.chat_format import content_text
-from harness.fixtures.format import RequestExpects
-from harness.grading.result import GradeResult
+from harness.fixtures.format import Case, RequestExpects
+from harness.grading.result import GradeContext, GradeResult
+from harness.recording import RunRecord
 from harness.text import quote, quote_list
 
-__all__ = ["grade_requests"]
+__all__ = ["RequestsGrader", "grade_requests"]
 
 NO_REQUESTS = (
     "no request was recorded: request checks need an agent that talks to the replay endpoint "
-    "(agent_command, or an agent factory taking base_url)"
+    "(agent_command, or an agent that uses its context's base_url)"
 )
+
+
+class RequestsGrader:
+    """The built-in grader of `expects.requests`: what the agent sent to the endpoint."""
+
+    def grade(
+        self, case: Case, record: RunRecord, context: GradeContext
+    ) -> tuple[GradeResult, ...]:
+        """One result per request check; none when the case declares no request checks."""
+        if case.expects.requests is None:
+            return ()
+        return tuple(grade_requests(case.expects.requests, record.requests))
 
 
 def grade_requests(checks: RequestExpects, requests: Sequence[Any]) -> Iterator[GradeResult]:

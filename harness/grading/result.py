@@ -1,14 +1,17 @@
-"""TODO docstring."""
+"""What grading produces and the one-method protocol every grader implements."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
-from harness.recording import RunRecord
+if TYPE_CHECKING:
+    from harness.fixtures.format import Case
+    from harness.recording import RunRecord
 
-__all__ = ["GradeResult", "Grader"]
+__all__ = ["GradeContext", "GradeResult", "Grader"]
 
 
 class GradeResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -22,9 +25,18 @@ class GradeResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What was observed."""
 
 
-class Grader(Protocol):
-    """Scores a finished run."""
+class GradeContext(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What a grader may know of the run beside its record."""
 
-    def grade(self, record: RunRecord) -> tuple[GradeResult, ...]:
-        """Grade `record`; never raises."""
+    workspace: str | None = None
+    """The case's workspace folder, if the agent used one (removed once grading ends)."""
+    duration_s: float = 0.0
+    """Seconds the case took to play, up to grading."""
+
+
+class Grader(Protocol):
+    """Grades a finished case; built-in expectations and a project's own graders alike."""
+
+    def grade(self, case: Case, record: RunRecord, context: GradeContext) -> Sequence[GradeResult]:
+        """The checks this grader makes of `record`, the run of `case`."""
         ...

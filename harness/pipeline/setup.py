@@ -1,26 +1,20 @@
-"""TODO docstring."""
+"""How cases run (`Setup`: the agent, its tools, the time a case may take), and building it
+from the project's `[tool.harness]` config and command-line overrides."""
 
 from __future__ import annotations
 
-import argparse
 import os
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from harness.config import Config
 from harness.errors import ConfigError
-
-if TYPE_CHECKING:
-    pass
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from harness.grading.result import Grader
-from harness.messages import ModelProvider, Observer
+from harness.messages import Observer
 from harness.replay.agent import Agent, ReferenceAgent
-from harness.replay.tools import ToolRegistry, default_tools
-from harness.replay.workspace import Workspace
+from harness.replay.context import CaseContext
+from harness.replay.tools import default_tools
 
 if TYPE_CHECKING:
     from harness.replay.plugin import ToolsFactory
@@ -36,23 +30,31 @@ __all__ = [
 
 
 def setup_from(
-    args: argparse.Namespace, config: Config, config_path: str | None
+    config: Config,
+    config_path: str | None,
+    *,
+    agent: str | None = None,
+    tools: str | None = None,
+    agent_command: str | None = None,
+    case_timeout: float | None = None,
 ) -> tuple[Setup, tuple[str, ...]]:
-    """The agent, tools and timeout to run with, and the names of the registered tools."""
+    """The agent, tools and timeout to run with, and the names of the registered tools.
+
+    The keyword arguments are command-line overrides of the config's keys.
+
+    Raises:
+        ConfigError: A plugin cannot be loaded, or the settings contradict each other.
+    """
     from harness.replay.plugin import check_tools, load_agent_factory, load_tools_factory
 
-    pass
-
     root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
-    setup = Setup(case_timeout=getattr(args, "case_timeout", None) or config.case_timeout)
-    agent_path, source, key = _origin(args.agent, config.agent, "agent", config_path)
+    setup = Setup(case_timeout=case_timeout or config.case_timeout)
+    agent_path, source, key = _origin(agent, config.agent, "agent", config_path)
     if agent_path:
-        factory, wire = load_agent_factory(agent_path, source=source, key=key, root=root)
-        setup = replace(
-            setup, agent_factory=factory, agent_name=f"{source}: {agent_path}", wire=wire
-        )
+        factory = load_agent_factory(agent_path, source=source, key=key, root=root)
+        setup = replace(setup, agent_factory=factory, agent_name=f"{source}: {agent_path}")
     command, command_source, command_key = _origin(
-        getattr(args, "agent_command", None), config.agent_command, "agent_command", config_path
+        agent_command, config.agent_command, "agent_command", config_path
     )
     if command:
         if agent_path:
@@ -61,12 +63,12 @@ def setup_from(
         setup = replace(
             setup, agent_command=_command(command, command_source, command_key), root=root
         )
-    tools_path, source, key = _origin(args.tools, config.tools, "tools", config_path)
+    tools_path, source, key = _origin(tools, config.tools, "tools", config_path)
     if tools_path:
-        tools = load_tools_factory(
+        factory_of_tools = load_tools_factory(
             tools_path, source=source, key=key, root=root, with_defaults=config.default_tools
         )
-        setup = replace(setup, tools=tools)
+        setup = replace(setup, tools=factory_of_tools)
     elif not config.default_tools:
         raise ConfigError(
             config_path or "pyproject.toml",
@@ -97,19 +99,17 @@ def _origin(
     return configured, config_path or "pyproject.toml", f"[tool.harness].{name}"
 
 
-AgentFactory = Callable[[ModelProvider, ToolRegistry, Observer, Workspace], Agent]
-"""Builds the agent for one case from its provider, tools, observer and workspace."""
+AgentFactory = Callable[[CaseContext], Agent]
+"""Builds the agent for one case from its `CaseContext`."""
 
 
 DEFAULT_CASE_TIMEOUT = 60.0
 """Seconds a case may run before it errors as hung."""
 
 
-def reference_agent(
-    provider: ModelProvider, tools: ToolRegistry, observer: Observer, workspace: Workspace
-) -> Agent:
-    """The default `AgentFactory`: the reference loop (it needs no observer or workspace)."""
-    return ReferenceAgent(provider, tools)
+def reference_agent(context: CaseContext) -> Agent:
+    """The default `AgentFactory`: the reference loop over the case's provider and tools."""
+    return ReferenceAgent(context.provider, context.tools)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,8 +128,6 @@ class Setup:
     """The project's own observers, notified of every event after the recorder."""
     agent_command: tuple[str, ...] = ()
     """An agent in any language: the command run once per case (JSON lines on stdin/stdout)."""
-    wire: bool = False
-    """Whether the agent factory takes `base_url` and `api_key` (it talks to the endpoint)."""
     root: str | None = None
     """The project folder, where the agent command runs."""
     graders: tuple[Grader, ...] = ()
@@ -142,12 +140,7 @@ class Setup:
         The reference loop over the default tools is bounded, so it runs without a watchdog.
         """
         custom = self.agent_factory is not reference_agent or self.tools is not default_tools
-        return custom or self.wired
-
-    @property
-    def wired(self) -> bool:
-        """Whether the agent is replayed over the wire (the OpenAI-compatible endpoint)."""
-        return bool(self.agent_command) or self.wire
+        return custom or bool(self.agent_command)
 
 
 DEFAULT_SETUP = Setup()

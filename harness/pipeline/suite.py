@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from harness._parallel import gc_paused
 from harness.fixtures.suite import PARALLEL_MIN, Suite
+from harness.pipeline.case import run_case
 from harness.pipeline.interrupt import signal_name
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.reports.model import CaseReport, SuiteReport
-
-if TYPE_CHECKING:
-    pass
-from harness.pipeline.case import run_case
 
 __all__ = ["run_suite"]
 

@@ -47,33 +47,23 @@ def load_callable(path: str, *, source: str, key: str | None, root: str | None =
     return target
 
 
-def load_agent_factory(
-    path: str, *, source: str, key: str | None, root: str | None
-) -> tuple[Any, bool]:
-    """The project's agent factory, and whether it talks to the replay endpoint.
-
-    It must accept (provider, tools, observer, workspace); one that also takes `base_url` and
-    `api_key` keywords builds its own OpenAI client against the endpoint.
+def load_agent_factory(path: str, *, source: str, key: str | None, root: str | None) -> Any:
+    """The project's agent factory: a callable taking one `CaseContext`.
 
     Raises:
-        ConfigError: It cannot be loaded, or cannot take those four arguments.
+        ConfigError: It cannot be loaded, or cannot be called with one positional argument.
     """
     factory = load_callable(path, source=source, key=key, root=root)
     try:
         signature = inspect.signature(factory)
     except ValueError:
-        return factory, False  # no signature to inspect (some builtins): let the first call tell
+        return factory  # no signature to inspect (some builtins): let the first call tell
     try:
-        signature.bind(None, None, None, None, base_url="", api_key="")
-        return factory, True
+        signature.bind(None)
     except TypeError:
-        pass
-    try:
-        signature.bind(None, None, None, None)
-    except TypeError:
-        reason = f"{path!r} must accept (provider, tools, observer, workspace)"
+        reason = f"{path!r} must accept one argument, the case's CaseContext: factory(context)"
         raise ConfigError(source, key, reason) from None
-    return factory, False
+    return factory
 
 
 def load_tools_factory(

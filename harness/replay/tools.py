@@ -13,14 +13,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import msgspec
 
-from harness.messages import RecordedCall, ToolDispatched, ToolSpec, compact_json
+from harness.messages import NO_OUTPUT, ToolDispatched, ToolSpec
 
 if TYPE_CHECKING:
     from harness.messages import Observer, ToolCall
 
 __all__ = ["EchoTool", "RecordedTool", "Tool", "ToolOutput", "ToolRegistry", "default_tools"]
-
-NO_OUTPUT = "(no output)"
 
 
 class ToolOutput(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -146,16 +144,15 @@ def _run(tool: Tool, arguments: Any) -> ToolOutput:
     if not isinstance(output, ToolOutput):
         reason = f"returned {type(output).__name__}, expected ToolOutput"
         return ToolOutput(text=f"Error executing {tool.name}: {reason}", success=False)
-    if not output.text:
+    if not output.text:  # the model is told, as the recorder records it
         return ToolOutput(text=NO_OUTPUT, success=output.success)
     return output
 
 
 def _report(observer: Observer, name: str, arguments: Any, output: ToolOutput) -> None:
-    call = RecordedCall(
-        name=name, arguments=compact_json(arguments), result=output.text, success=output.success
+    observer.notify(
+        ToolDispatched(name=name, arguments=arguments, result=output.text, success=output.success)
     )
-    observer.notify(ToolDispatched(call=call))
 
 
 def _describe(exc: BaseException) -> str:

@@ -34,13 +34,12 @@ from harness.chat_format import (
 )
 from harness.errors import ReplayError
 from harness.messages import (
+    NOT_SEEN,
     ModelProvider,
     ModelReply,
     Observer,
-    RecordedCall,
     ToolCall,
     ToolDispatched,
-    compact_json,
 )
 
 __all__ = ["MODEL_ID", "ReplayServer", "WireSession", "shared_server"]
@@ -99,20 +98,14 @@ class WireSession:
                     f'the agent sent a tool result for tool_call_id "{call_id}", which no scripted '
                     f"call has (scripted so far: {served})"
                 )
-                recorded = RecordedCall(
-                    name=f"<unknown tool_call_id {call_id}>",
-                    arguments="",
-                    result=result,
-                    success=False,
-                )
+                name, arguments, success = f"<unknown tool_call_id {call_id}>", NOT_SEEN, False
             else:
-                recorded = RecordedCall(
-                    name=call.name,
-                    arguments=compact_json(call.arguments),
-                    result=result,
-                    success=True,
+                name, arguments, success = call.name, call.arguments, True
+            self._observer.notify(
+                ToolDispatched(
+                    name=name, arguments=arguments, result=result, success=success, observed="wire"
                 )
-            self._observer.notify(ToolDispatched(call=recorded))
+            )
 
     def finish(self) -> list[str]:
         """Every problem of the case, including scripted calls that never got a result."""

@@ -103,13 +103,11 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _publish_to_github(report: SuiteReport, output_format: str) -> None:
+def publish(report: SuiteReport, output_format: str) -> None:
     """Append the job summary and emit annotations when running in GitHub Actions."""
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
     if not in_actions and not os.environ.get("GITHUB_STEP_SUMMARY"):
         return
-    pass
-
     append_step_summary(step_summary(report))
     if in_actions:
         # Keep stdout parseable when it carries the JSON report.

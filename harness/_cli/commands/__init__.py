@@ -1,5 +1,1 @@
-"""The `harness` subcommands, one module each: run, trend, history, schema."""
-
-from __future__ import annotations
-
-__all__: list[str] = []
+"""The `harness` subcommands, one module each."""

@@ -56,7 +56,7 @@ def check_command(args: argparse.Namespace) -> int:
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
-    setup, tool_names = setup_from(args, config, config_path)
+    setup, tool_names = setup_from(config, config_path, agent=args.agent, tools=args.tools)
     report = check_suites(
         args.suite or [config.suite_dir],
         setup=setup,

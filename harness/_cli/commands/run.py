@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness._cli.arguments import jobs, seconds
 from harness._parallel import gc_paused
@@ -11,11 +11,8 @@ from harness.config import MODES, find_pyproject, load_config
 from harness.errors import UsageError
 from harness.pipeline.interrupt import exit_status, stop_on_sigterm
 from harness.pipeline.setup import setup_from
-from harness.reports.github import _publish_to_github
+from harness.reports.github import publish
 from harness.reports.outputs import Outputs, show, write_artifacts
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["LIVE_MODE_MESSAGE", "register"]
 
@@ -62,7 +59,7 @@ def register(commands: Any) -> None:
 def run_command(args: argparse.Namespace) -> int:
     """Replay the suite, report it, and return 0 (all passed) or 1."""
     # The run makes no garbage cycles worth collecting: the cyclic GC would only rescan the
-    # growing heap of fixtures and reports (see PERF.md), and forked --jobs workers share
+    # growing heap of fixtures and reports, and forked --jobs workers share
     # those pages untouched. Its previous state comes back when the command ends.
     with gc_paused():
         return _run(args)
@@ -81,7 +78,14 @@ def _run(args: argparse.Namespace) -> int:
     if mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
     shard = parse_shard(args.shard) if args.shard else None
-    setup, tool_names = setup_from(args, config, config_path)
+    setup, tool_names = setup_from(
+        config,
+        config_path,
+        agent=args.agent,
+        tools=args.tools,
+        agent_command=args.agent_command,
+        case_timeout=args.case_timeout,
+    )
     suite = load_suite(args.suite or config.suite_dir, tool_names, config.limits, args.jobs)
     if shard is not None:
         suite = suite.sharded(shard)
@@ -93,7 +97,7 @@ def _run(args: argparse.Namespace) -> int:
     write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
     if args.history is not None and report.interrupted is None:
         _record(outputs, args.history or config.history)  # a partial run would skew the trend
-    _publish_to_github(report, args.format)
+    publish(report, args.format)
     if report.interrupted is not None:
         return exit_status(report.interrupted)
     return report.exit_code()

@@ -1,0 +1,52 @@
+"""The graders a case goes through: the built-in ones, then the project's own.
+
+The built-in graders (the expectations, then the request checks) are registered exactly as a
+project's graders are, and every one goes through the `Grader` protocol. A project grader
+that raises or returns something that is not grades errors its case with a message that
+names it; it never crashes the suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from harness.errors import ExtensionError
+from harness.grading.expectations import ExpectationsGrader
+from harness.grading.requests import RequestsGrader
+from harness.grading.result import GradeContext, Grader, GradeResult
+
+if TYPE_CHECKING:
+    from harness.fixtures.format import Case
+    from harness.recording import RunRecord
+
+__all__ = ["BUILT_IN", "grade_case"]
+
+BUILT_IN: tuple[Grader, ...] = (ExpectationsGrader(), RequestsGrader())
+"""The graders every case goes through, in order: expectations, then request checks."""
+
+
+def grade_case(
+    case: Case,
+    record: RunRecord,
+    context: GradeContext,
+    extra: Sequence[Grader] = (),
+) -> tuple[GradeResult, ...]:
+    """Every check of `case`: the built-in graders' results, then each of `extra`'s.
+
+    Raises:
+        ExtensionError: A grader of `extra` raised or returned something that is not grades.
+    """
+    grades: list[GradeResult] = []
+    for grader in BUILT_IN:
+        grades.extend(grader.grade(case, record, context))
+    for grader in extra:
+        name = type(grader).__name__
+        try:
+            results = tuple(grader.grade(case, record, context))
+        except Exception as exc:
+            raise ExtensionError(f"grader {name} failed: {type(exc).__name__}: {exc}") from exc
+        if not all(isinstance(result, GradeResult) for result in results):
+            raise ExtensionError(f"grader {name} returned something that is not GradeResults")
+        grades.extend(results)
+    return tuple(grades)

@@ -1,0 +1,100 @@
+"""What an agent factory is given for one case: the `CaseContext`.
+
+An agent is built by `factory(context)`. An in-process agent plays the case through
+`context.provider` and `context.tools`; an agent that talks to a model over HTTP (the
+`openai` client, a framework) reads `context.base_url` and `context.api_key` instead, and the
+case is then replayed over the wire. Reading either one opens the case's session on the
+replay endpoint, so in-process agents never pay for the server.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.messages import ModelProvider, Observer
+    from harness.replay.tools import ToolRegistry
+    from harness.replay.wire import WireSession
+    from harness.replay.workspace import Workspace
+
+__all__ = ["CaseContext", "Endpoint"]
+
+
+class Endpoint:
+    """One case's session on the replay endpoint, opened on first use and closed once."""
+
+    def __init__(self, case_name: str, provider: ModelProvider, observer: Observer) -> None:
+        self._case_name = case_name
+        self._provider = provider
+        self._observer = observer
+        self._lock = threading.Lock()
+        self._session: WireSession | None = None
+        self._close: Any = None
+        self._url = ""
+
+    @property
+    def observer(self) -> Observer:
+        """Who is told of the case's events (the recorder first)."""
+        return self._observer
+
+    @property
+    def opened(self) -> bool:
+        """Whether the agent asked for the endpoint, so the case is played over the wire."""
+        return self._session is not None
+
+    def open(self) -> WireSession:
+        """The case's session, opened (and the shared server started) on the first call."""
+        with self._lock:
+            if self._session is None:
+                from harness.replay.wire import shared_server  # only wire runs pay for it
+
+                server = shared_server()
+                manager = server.session(self._case_name, self._provider, self._observer)
+                self._session = manager.__enter__()
+                self._close = manager.__exit__
+                self._url = server.url
+            return self._session
+
+    @property
+    def url(self) -> str:
+        """The OpenAI-style base URL (ending in `/v1`) of the open session."""
+        self.open()
+        return self._url
+
+    def close(self) -> tuple[list[str], tuple[Any, ...]]:
+        """Stop serving the case: the problems the wire saw, and the request bodies it kept."""
+        with self._lock:
+            session, self._session = self._session, None
+            close, self._close = self._close, None
+        if session is None:
+            return [], ()
+        close(None, None, None)
+        return session.finish(), tuple(session.requests)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class CaseContext:
+    """Everything one case offers the agent built for it."""
+
+    case_name: str
+    """The case's name (the fixture's `model_name`)."""
+    provider: ModelProvider
+    """The scripted model: each `complete` returns the case's next reply."""
+    tools: ToolRegistry
+    """The case's tools; every dispatch through them is recorded."""
+    workspace: Workspace
+    """A private temp folder for the case (created when its `path` is first read)."""
+    endpoint: Endpoint = field(repr=False)
+    """The case's session on the replay endpoint; prefer `base_url` and `api_key`."""
+
+    @property
+    def base_url(self) -> str:
+        """The base URL an OpenAI client takes (ends in `/v1`); opens the case's session."""
+        return self.endpoint.url
+
+    @property
+    def api_key(self) -> str:
+        """The key that routes requests to this case; opens the case's session."""
+        return self.endpoint.open().api_key
