@@ -1,58 +1,60 @@
-"""Loading and running cases in worker processes (`--jobs`), with the serial run's results.
+"""Bulk work in worker processes, with the results the serial loop would give, in its order.
 
-Cases go to workers in contiguous chunks and come back in suite order. Where it is safe (Linux,
-no other thread alive) workers are forked and read the parent's already validated cases
-directly; elsewhere each chunk travels as msgpack. Results always come back as msgpack, which
-msgspec encodes and decodes far faster than pickle.
+`run_in_workers` hands items to a process pool in contiguous chunks and yields the results
+in item order. Where it is safe (Linux, no other thread alive) workers are forked and read
+the parent's items directly; elsewhere each chunk travels as msgpack. Results always come
+back as msgpack, which msgspec encodes and decodes far faster than pickle.
 
-A worker that dies (a segfault, `os._exit`, the OOM killer) breaks the pool: every case that
-was in flight is then run again, alone, in a fresh pool, so the case that crashes errors on its
-own and its neighbours get their real verdicts.
+A worker that dies (a segfault, `os._exit`, the OOM killer) breaks the pool: every item that
+was in flight is then run again, alone, in a fresh pool, so the item that crashes gets the
+caller's crash result on its own and its neighbours get their real results.
 
-A large suite is also loaded in several processes: the parent reads, decodes and validates
-the first share of the files while forked children do the others and hand back the admitted
-cases as msgpack; the parent then checks the suite as a whole itself.
+`fork_shares` cuts the items in contiguous shares: the parent works on the first while
+forked children work on the others and hand their results back as msgpack.
+
+`gc_paused` holds off the cyclic garbage collector around such bulk work. Loading a suite or
+replaying it allocates many small acyclic objects that reference counting frees on its own,
+so a full collection in between only rescans the growing heap.
+
+Nothing here knows what the items are: the callers (loading a suite, running one) bring the
+task and the msgspec types that carry its items and results.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
+import gc
 import os
 import signal
 import sys
-import tempfile
 import threading
-from collections.abc import Generator, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import IO, TYPE_CHECKING
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from harness.errors import FixtureError
-from harness.fixtures.format import Case
-from harness.fixtures.limits import Limits
-from harness.reports.model import CaseReport
-
 if TYPE_CHECKING:
-    from harness.pipeline.setup import Setup
-import gc
-from contextlib import contextmanager
+    from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["CRASH_MESSAGE", "cpu_count", "gc_paused", "load_in_workers", "run_in_workers"]
+# multiprocessing, concurrent.futures and tempfile are imported where used: `gc_paused` and
+# `cpu_count` are on every run's start-up path, and most runs never start a worker.
 
-CRASH_MESSAGE = "the worker process running this case crashed (it exited without a result)"
+__all__ = ["cpu_count", "fork_shares", "gc_paused", "run_in_workers"]
+
+Item = TypeVar("Item")
+State = TypeVar("State")
+Result = TypeVar("Result")
+
 _encode = msgspec.msgpack.Encoder().encode
-_decode_cases = msgspec.msgpack.Decoder(list[Case]).decode
-_decode_reports = msgspec.msgpack.Decoder(list[CaseReport]).decode
-_decode_loaded = msgspec.msgpack.Decoder(
-    tuple[list[Case], list[tuple[str, str | None, str]]]
-).decode
 
-# What a worker runs with: set in the parent before a fork (inherited), or by the initializer.
-_cases: Sequence[Case] = ()
-_setup: Setup | None = None
+# What a worker runs: set in the parent before a fork (inherited), or by `_initialize`.
+_task: Callable[[Any, Any], Any] | None = None
+_state: Any = None
+_items: Sequence[Any] = ()
+"""The parent's items, for forked workers (chunks then travel as ranges only)."""
+_decode_items: Callable[[bytes], list[Any]] | None = None
+"""How a chunk arrives in a worker that was not forked."""
 
 
 def cpu_count() -> int:
@@ -63,46 +65,74 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def run_in_workers(cases: Sequence[Case], setup: Setup, jobs: int) -> Iterator[CaseReport]:
-    """Run `cases` on `jobs` worker processes, yielding the reports in case order.
+def run_in_workers(
+    task: Callable[[Item, State], Result],
+    items: Sequence[Item],
+    state: State,
+    jobs: int,
+    *,
+    item_type: type[Item],
+    result_type: type[Result],
+    crashed: Callable[[int], Result],
+) -> Iterator[Result]:
+    """Yield `task(item, state)` for each of `items`, in order, run on `jobs` worker processes.
 
-    Stopping the iteration early (Ctrl-C, SIGTERM) cancels the chunks not yet started.
+    `task` and `state` must pickle, and `item_type`/`result_type` must be types msgspec
+    encodes. Stopping the iteration early (Ctrl-C, SIGTERM) cancels the chunks not yet started.
+
+    Args:
+        task: The work for one item; a module-level function.
+        items: What to work on.
+        state: The second argument of every `task` call, the same for all items.
+        jobs: How many worker processes.
+        item_type: The type of an item, to decode chunks sent to workers that were not forked.
+        result_type: The type of a result, to decode what the workers send back.
+        crashed: The result for the item at this index, when its worker dies even with the
+            item run alone.
     """
-    global _cases, _setup
-    _cases, _setup = cases, setup  # inherited by forked workers; unused otherwise
+    global _task, _state, _items
+    decode_results = msgspec.msgpack.Decoder(list[result_type]).decode  # type: ignore[valid-type]
+    _task, _state, _items = task, state, items  # inherited by forked workers; unused otherwise
     try:
-        chunks = _chunks(len(cases), jobs)
+        chunks = _chunks(len(items), jobs)
         while chunks:
-            chunks = yield from _run_chunks(cases, setup, jobs, chunks)
+            chunks = yield from _run_chunks(
+                items, jobs, chunks, (task, state, item_type), decode_results, crashed
+            )
     finally:
-        _cases, _setup = (), None
+        _task, _state, _items = None, None, ()
 
 
-def load_in_workers(
-    directory: str, paths: Sequence[str], links: frozenset[str], limits: Limits, jobs: int
-) -> tuple[list[Case], list[FixtureError]] | None:
-    """Load `paths` in `jobs` processes: the admitted cases and the rejections, in order.
+def fork_shares(
+    work: Callable[[Sequence[Item]], Result],
+    items: Sequence[Item],
+    jobs: int,
+    result_type: type[Result],
+) -> list[Result] | None:
+    """`work` on each of `jobs` contiguous shares of `items`, in processes: the results in order.
 
-    The suite is cut in `jobs` contiguous shares. This process loads the first itself while
-    a forked child loads each other share into a temp file as msgpack, which this process
-    then decodes. Plain forks, not a pool: a pool's result thread would contend for the GIL
-    with this process's own share. None where forking is not safe, or when a child fails:
-    the caller then loads serially.
+    This process works on the first share itself while a forked child works on each other
+    share and writes its result into a temp file as msgpack, which this process then decodes.
+    Plain forks, not a pool: a pool's result thread would contend for the GIL with this
+    process's own share.
+
+    Returns:
+        One result per share, or None where forking is not safe, or when a child fails: the
+        caller then does the work serially.
     """
-    from harness.fixtures.suite import load_paths
-
-    if jobs < 2 or not _can_fork():
+    if jobs < 2 or not items or not _can_fork():
         return None
-    size = -(-len(paths) // jobs)
-    shares = [range(start, min(start + size, len(paths))) for start in range(0, len(paths), size)]
+    size = -(-len(items) // jobs)
+    shares = [range(start, min(start + size, len(items))) for start in range(0, len(items), size)]
+    decode = msgspec.msgpack.Decoder(result_type).decode
     children: list[tuple[int, IO[bytes]]] = []
     try:
         for share in shares[1:]:
             try:
-                children.append(_fork_loader(directory, paths, share, links, limits))
-            except OSError:  # no process or temp file to be had: load serially
+                children.append(_fork_share(work, items[share.start : share.stop]))
+            except OSError:  # no process or temp file to be had: work serially
                 return None
-        cases, problems = load_paths(directory, paths[: shares[0].stop], links, limits)
+        results = [work(items[: shares[0].stop])]
         while children:
             pid, out = children.pop(0)
             _, status = os.waitpid(pid, 0)
@@ -110,10 +140,8 @@ def load_in_workers(
                 if status != 0:
                     return None
                 out.seek(0)
-                admitted, rejected = _decode_loaded(out.read())
-            cases += admitted
-            problems += (FixtureError(*problem) for problem in rejected)
-        return cases, problems
+                results.append(decode(out.read()))
+        return results
     finally:
         for pid, out in children:  # interrupted, or a child failed: stop the rest
             with contextlib.suppress(OSError):
@@ -122,11 +150,11 @@ def load_in_workers(
             out.close()
 
 
-def _fork_loader(
-    directory: str, paths: Sequence[str], share: range, links: frozenset[str], limits: Limits
+def _fork_share(
+    work: Callable[[Sequence[Item]], object], share: Sequence[Item]
 ) -> tuple[int, IO[bytes]]:
-    """Fork a child that loads `share` of `paths` into a temp file and exits (0: written)."""
-    from harness.fixtures.suite import load_paths
+    """Fork a child that writes `work(share)` into a temp file and exits (0: written)."""
+    import tempfile
 
     out = tempfile.TemporaryFile()  # noqa: SIM115 (handed to the caller, who closes it)
     try:
@@ -138,8 +166,7 @@ def _fork_loader(
         return pid, out
     status = 1
     try:  # the child: never returns into the caller's stack
-        cases, problems = load_paths(directory, paths[share.start : share.stop], links, limits)
-        out.write(_encode((cases, [(p.path, p.location, p.reason) for p in problems])))
+        out.write(_encode(work(share)))
         out.flush()
         status = 0
     finally:
@@ -147,22 +174,27 @@ def _fork_loader(
 
 
 def _run_chunks(
-    cases: Sequence[Case], setup: Setup, jobs: int, chunks: list[range]
-) -> Generator[CaseReport, None, list[range]]:
-    """Yield the chunks' reports in order; return the chunks left when a worker crashed."""
+    items: Sequence[Item],
+    jobs: int,
+    chunks: list[range],
+    initargs: tuple[Callable[[Item, State], Result], State, type[Item]],
+    decode: Callable[[bytes], list[Result]],
+    crashed: Callable[[int], Result],
+) -> Generator[Result, None, list[range]]:
+    """Yield the chunks' results in order; return the chunks left when a worker crashed."""
     forked = _can_fork()
-    pool = _pool(setup, jobs, forked)
+    pool = _pool(initargs, jobs, forked)
     try:
         futures = [
-            pool.submit(_run_chunk, span, None if forked else _payload(cases, span))
+            pool.submit(_run_chunk, span, None if forked else _payload(items, span))
             for span in chunks
         ]
         for position, (span, future) in enumerate(zip(chunks, futures, strict=True)):
-            results = _result(future)
+            results = _result(future, decode)
             if results is None:  # the pool broke: pin the crash, then go on in a new pool
                 pool.shutdown(wait=False, cancel_futures=True)
                 for index in span:
-                    yield _run_alone(cases, index, setup)
+                    yield _run_alone(items, index, initargs, decode, crashed)
                 return chunks[position + 1 :]
             yield from results
     except BaseException:
@@ -182,11 +214,14 @@ def _chunks(count: int, jobs: int) -> list[range]:
     return [range(start, min(start + size, count)) for start in range(0, count, size)]
 
 
-def _payload(cases: Sequence[Case], span: range) -> bytes:
-    return _encode([cases[i] for i in span])
+def _payload(items: Sequence[Any], span: range) -> bytes:
+    return _encode([items[i] for i in span])
 
 
-def _pool(setup: Setup, jobs: int, forked: bool) -> ProcessPoolExecutor:
+def _pool(initargs: tuple[Any, Any, Any], jobs: int, forked: bool) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     if forked:
         return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
     methods = multiprocessing.get_all_start_methods()
@@ -195,46 +230,60 @@ def _pool(setup: Setup, jobs: int, forked: bool) -> ProcessPoolExecutor:
         max_workers=jobs,
         mp_context=multiprocessing.get_context(method),
         initializer=_initialize,
-        initargs=(setup,),
+        initargs=initargs,
     )
 
 
-def _initialize(setup: Setup) -> None:
-    global _setup
-    _setup = setup
+def _initialize(task: Callable[[Any, Any], Any], state: Any, item_type: type[Any]) -> None:
+    global _task, _state, _decode_items
+    _task, _state = task, state
+    _decode_items = msgspec.msgpack.Decoder(list[item_type]).decode  # type: ignore[valid-type]
 
 
 def _run_chunk(span: range, payload: bytes | None) -> bytes:
-    from harness.pipeline.case import run_case
+    assert _task is not None  # inherited through fork, or set by _initialize
+    if payload is None:
+        items: Sequence[Any] = _items[span.start : span.stop]
+    else:
+        assert _decode_items is not None
+        items = _decode_items(payload)
+    return _encode([_task(item, _state) for item in items])
 
-    assert _setup is not None  # inherited through fork, or set by _initialize
-    cases: Sequence[Case] = (
-        _decode_cases(payload) if payload is not None else _cases[span.start : span.stop]
-    )
-    return _encode([run_case(case, _setup) for case in cases])
 
+def _result(future: Future[bytes], decode: Callable[[bytes], list[Result]]) -> list[Result] | None:
+    from concurrent.futures.process import BrokenProcessPool
 
-def _result(future: Future[bytes]) -> list[CaseReport] | None:
     try:
-        return _decode_reports(future.result())
+        return decode(future.result())
     except BrokenProcessPool:
         return None
 
 
-def _run_alone(cases: Sequence[Case], index: int, setup: Setup) -> CaseReport:
+def _run_alone(
+    items: Sequence[Item],
+    index: int,
+    initargs: tuple[Callable[[Item, State], Result], State, type[Item]],
+    decode: Callable[[bytes], list[Result]],
+    crashed: Callable[[int], Result],
+) -> Result:
     forked = _can_fork()
-    with _pool(setup, 1, forked) as pool:
+    with _pool(initargs, 1, forked) as pool:
         span = range(index, index + 1)
-        results = _result(pool.submit(_run_chunk, span, None if forked else _payload(cases, span)))
-    case = cases[index]
+        future = pool.submit(_run_chunk, span, None if forked else _payload(items, span))
+        results = _result(future, decode)
     if results:
         return results[0]
-    return CaseReport(name=case.name, source=case.source, error=CRASH_MESSAGE)
+    return crashed(index)
 
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Disable the cyclic GC for the block, restoring its previous state after, always."""
+    """Disable the cyclic GC for the block, restoring its previous state after, always.
+
+    When the pause ends, what was made during it goes straight to the oldest generation, as
+    if it had survived the young collections: otherwise the first allocation after would scan
+    all of it once more (about 10 ms after loading 10k fixtures).
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -19,8 +19,8 @@ Every error the harness raises on purpose derives from `HarnessError`::
 `Interrupted` (in `harness.pipeline.interrupt`) is a `KeyboardInterrupt` on purpose, so that no
 `except Exception` swallows a stop.
 
-The errors above `CaseError` stop a run before (or, for artifacts, after) anything is graded. A `CaseError`
-never escapes `run_case`: it becomes the case's `error`.
+The errors beside `CaseError` stop a run before (or, for artifacts, after) anything is graded.
+A `CaseError` never escapes `run_case`: it becomes the case's `error`.
 """
 
 from __future__ import annotations

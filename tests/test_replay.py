@@ -35,7 +35,7 @@ def test_replies_come_in_script_order_with_their_usage() -> None:
 
 
 def test_under_specified_turn_errors() -> None:
-    """Asking for more replies than the turn scripts is a ReplayError with the documented message."""
+    """Asking for more replies than the turn scripts is a ReplayError, with its message."""
     replay = provider([text_step("only")])
     replay.complete([], [])
     with pytest.raises(ReplayError) as caught:

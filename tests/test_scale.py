@@ -13,10 +13,9 @@ from harness import _parallel as pool
 from harness._cli.main import main
 from harness.errors import MergeError, UsageError
 from harness.fixtures import suite as suite_module
-from harness.fixtures.limits import DEFAULT_LIMITS
 from harness.fixtures.shard import Shard, parse_shard
 from harness.fixtures.suite import load_suite
-from harness.pipeline import case as runner_module
+from harness.pipeline import suite as pipeline_suite
 from harness.pipeline.setup import Setup
 from harness.pipeline.suite import run_suite
 from harness.reports.merge import merge_reports, read_part
@@ -54,9 +53,9 @@ def worker_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     real = pool.run_in_workers
 
-    def counted(cases: Any, setup: Setup, jobs: int) -> Any:
-        calls.append(len(cases))
-        return real(cases, setup, jobs)
+    def counted(task: Any, items: Any, state: Any, jobs: int, **types: Any) -> Any:
+        calls.append(len(items))
+        return real(task, items, state, jobs, **types)
 
     monkeypatch.setattr(pool, "run_in_workers", counted)
     return calls
@@ -65,7 +64,7 @@ def worker_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @pytest.fixture
 def worker_runs(worker_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """`worker_calls`, with workers used for a suite of any size."""
-    monkeypatch.setattr(runner_module, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(pipeline_suite, "PARALLEL_MIN", 2)
     return worker_calls
 
 
@@ -390,17 +389,19 @@ def test_loading_in_workers_equals_loading_serially(
 ) -> None:
     """The same cases, in order, and the same rejections, when workers share the load."""
     serial_cases, serial_problems = suite_module.load_cases(str(suite_with_rejects))
+    real = pool.fork_shares
+    shared: list[int] = []
+
+    def counted(work: Any, items: Any, jobs: int, result_type: Any) -> Any:
+        shares = real(work, items, jobs, result_type)
+        shared.append(-1 if shares is None else len(shares))
+        return shares
+
     monkeypatch.setattr(suite_module, "PARALLEL_MIN", 2)
     monkeypatch.setattr(pool, "_can_fork", lambda: True)  # other tests may leave threads
-    loaded = pool.load_in_workers(
-        str(suite_with_rejects),
-        suite_module.fixture_paths(str(suite_with_rejects)),
-        frozenset(),
-        DEFAULT_LIMITS,
-        3,
-    )
-    assert loaded is not None
+    monkeypatch.setattr(pool, "fork_shares", counted)
     parallel_cases, parallel_problems = suite_module.load_cases(str(suite_with_rejects), jobs=3)
+    assert shared == [3]  # loaded in three shares, not serially
     assert parallel_cases == serial_cases
     assert [str(p) for p in parallel_problems] == [str(p) for p in serial_problems]
     assert len(serial_problems) == 3

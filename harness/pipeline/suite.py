@@ -1,17 +1,23 @@
-"""TODO docstring."""
+"""Running a suite: every case in order, here or in worker processes, into a `SuiteReport`."""
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Sequence
 
 from harness._parallel import gc_paused
+from harness.fixtures.format import Case
 from harness.fixtures.suite import PARALLEL_MIN, Suite
 from harness.pipeline.case import run_case
 from harness.pipeline.interrupt import signal_name
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.reports.model import CaseReport, SuiteReport
 
-__all__ = ["run_suite"]
+__all__ = ["CRASH_MESSAGE", "run_suite"]
+
+CRASH_MESSAGE = "the worker process running this case crashed (it exited without a result)"
+"""The error of a case whose worker process died, even with the case run alone."""
 
 
 def run_suite(
@@ -31,7 +37,15 @@ def run_suite(
         if _in_workers(suite, setup, jobs):
             from harness._parallel import run_in_workers
 
-            reports = run_in_workers(suite.cases, setup, min(jobs, len(suite.cases)))
+            reports = run_in_workers(
+                run_case,
+                suite.cases,
+                setup,
+                min(jobs, len(suite.cases)),
+                item_type=Case,
+                result_type=CaseReport,
+                crashed=functools.partial(_crashed, suite.cases),
+            )
         else:
             reports = (run_case(case, setup) for case in suite.cases)
         try:
@@ -57,6 +71,12 @@ def _in_workers(suite: Suite, setup: Setup, jobs: int) -> bool:
     if jobs < 2 or len(suite.cases) < 2:
         return False
     return setup.can_hang or len(suite.cases) >= PARALLEL_MIN
+
+
+def _crashed(cases: Sequence[Case], index: int) -> CaseReport:
+    """The report of the case at `index`, whose worker process died while running it."""
+    case = cases[index]
+    return CaseReport(name=case.name, source=case.source, error=CRASH_MESSAGE)
 
 
 def _iso_utc(seconds: float) -> str:
