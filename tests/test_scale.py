@@ -18,7 +18,7 @@ from harness.fixtures.shard import Shard, parse_shard
 from harness.fixtures.suite import load_suite
 from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
-from harness.pipeline import case as runner_module
+from harness.pipeline import suite as pipeline_suite
 from harness.pipeline.setup import Setup
 from harness.pipeline.suite import run_suite
 from harness.recording import RunRecord
@@ -70,7 +70,7 @@ def worker_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @pytest.fixture
 def worker_runs(worker_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """`worker_calls`, with workers used for a suite of any size."""
-    monkeypatch.setattr(runner_module, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(pipeline_suite, "PARALLEL_MIN", 2)
     return worker_calls
 
 
