@@ -12,7 +12,7 @@ import pytest
 from harness.errors import HistoryError
 from harness.grading.result import GradeResult
 from harness.history.store import MIGRATIONS, History, run_id_of
-from harness.reports.document import to_json
+from harness.reports.document import SCHEMA_VERSION, to_json
 from harness.reports.model import CaseReport, SuiteReport
 
 
@@ -101,6 +101,22 @@ def test_not_a_report_is_refused_with_the_file_named(tmp_path: Path) -> None:
     with History(str(tmp_path / "h.sqlite")) as history, pytest.raises(HistoryError) as caught:
         history.record_artifact(b'{"hello": 1}', "x.json")
     assert str(caught.value).startswith("x.json: not a harness JSON report")
+
+
+def test_an_artifact_of_a_newer_schema_version_is_refused(tmp_path: Path) -> None:
+    """A report this harness cannot fully read is not recorded: one line naming it."""
+    newer = artifact().replace(
+        f'"schema_version": {SCHEMA_VERSION}'.encode(),
+        f'"schema_version": {SCHEMA_VERSION + 1}'.encode(),
+    )
+    with History(str(tmp_path / "h.sqlite")) as history:
+        with pytest.raises(HistoryError) as caught:
+            history.record_artifact(newer, "x.json")
+        assert history.suites() == []
+    version = SCHEMA_VERSION + 1
+    assert (
+        str(caught.value) == f"x.json: report schema_version {version} is newer than this harness"
+    )
 
 
 def test_a_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:

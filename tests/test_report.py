@@ -12,10 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.errors import MergeError
+from harness.fixtures.shard import Shard
 from harness.grading.result import GradeResult
+from harness.messages import RecordedCall
+from harness.recording import RunRecord
 from harness.reports.document import (
     SCHEMA_VERSION,
     _without_surrogates,
+    decode_document,
+    from_document,
     json_chunks,
     to_document,
     to_json,
@@ -93,6 +99,70 @@ def test_json_document_has_the_fixed_fields_and_additive_ones() -> None:
     ]
     assert entry["duration_s"] == 0.5
     assert entry["final_response"] == "hi"
+
+
+def test_a_report_read_back_from_its_document_is_the_same_report() -> None:
+    """Document to report to document is the identity: requests, calls, errors, tracebacks."""
+    calls = (
+        RecordedCall(name="echo", arguments='{"message":"hi"}', result="hi", success=True),
+        RecordedCall(name="nope", arguments="{}", result="unknown tool: nope", success=False),
+    )
+    requests = (
+        {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}], "tools": []},
+        {"model": "gpt-test", "messages": [{"role": "tool", "content": "hi"}], "stream": False},
+    )
+    wired = CaseReport(
+        name="wired",
+        source="evals/s/wired.json",
+        grades=(OK, BAD),
+        record=RunRecord(
+            final_response="hi",
+            tool_calls=calls,
+            input_tokens=12,
+            output_tokens=3,
+            requests=requests,
+        ),
+        duration=0.25,
+    )
+    crashed = CaseReport(
+        name="crashed",
+        source="evals/s/crashed.json",
+        error="ValueError: boom",
+        traceback='Traceback (most recent call last):\n  File "agent.py"\nValueError: boom\n',
+        record=RunRecord(tool_calls=calls[:1], input_tokens=5, requests=requests[:1]),
+        duration=0.125,
+    )
+    report = SuiteReport(
+        suite="s",
+        directory="evals/s",
+        mode="replay",
+        cases=(wired, crashed),
+        started_at="2026-01-02T03:04:05.678Z",
+        duration=1.5,
+        shard=Shard(index=2, total=3),
+        suite_total=7,
+        interrupted="SIGTERM",
+    )
+    document = decode_document(to_json(report, git_commit="abc123"), "r.json", MergeError)
+    assert document == to_document(report, git_commit="abc123")
+    back = from_document(document)
+    assert back == report
+    assert back.cases[0].record.requests == requests
+    assert to_document(back, git_commit="abc123") == document
+
+
+def test_a_report_of_a_newer_schema_version_is_refused() -> None:
+    """Fields of a newer document may mean what this harness does not know: not read at all."""
+    newer = to_json(suite()).replace(
+        f'"schema_version": {SCHEMA_VERSION}'.encode(),
+        f'"schema_version": {SCHEMA_VERSION + 1}'.encode(),
+    )
+    with pytest.raises(MergeError) as caught:
+        decode_document(newer, "r.json", MergeError)
+    expected = f"r.json: report schema_version {SCHEMA_VERSION + 1} is newer than this harness"
+    assert str(caught.value) == expected
+    with pytest.raises(MergeError, match=r"^r\.json: not a harness JSON report: "):
+        decode_document(b'{"schema_version": 1}', "r.json", MergeError)
 
 
 def test_lone_surrogates_are_escaped_not_fatal() -> None:

@@ -15,10 +15,15 @@ from harness.errors import MergeError, UsageError
 from harness.fixtures import suite as suite_module
 from harness.fixtures.shard import Shard, parse_shard
 from harness.fixtures.suite import load_suite
+from harness.grading.result import GradeResult
+from harness.messages import RecordedCall
 from harness.pipeline import suite as pipeline_suite
 from harness.pipeline.setup import Setup
 from harness.pipeline.suite import run_suite
+from harness.recording import RunRecord
+from harness.reports.document import SCHEMA_VERSION, to_json
 from harness.reports.merge import merge_reports, read_part
+from harness.reports.model import CaseReport, SuiteReport
 from tests.agents import upper_tools
 from tests.builders import echo_trace, text_step
 from tests.conftest import WriteFixture
@@ -165,7 +170,7 @@ def test_shards_partition_the_suite(mixed_suite: Path, total: int) -> None:
 def test_sharded_runs_merged_equal_the_unsharded_run(
     mixed_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Three shards, merged: the same cases, verdicts and checks as one run."""
+    """Three shards, merged: the same report as one run, every case field included."""
     whole_status, whole = run_json(["run", "--suite", str(mixed_suite)], capsys)
     parts = []
     for index in (1, 2, 3):
@@ -176,14 +181,78 @@ def test_sharded_runs_merged_equal_the_unsharded_run(
     junit = tmp_path / "merged.junit.xml"
     merged_status, merged = run_json(["merge", *parts, "--junit", str(junit)], capsys)
     assert merged_status == whole_status == 1
-    keys = ("name", "source", "passed", "error", "grades", "tool_calls")
-
-    def pick(document: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{k: case[k] for k in keys} for case in document["cases"]]
-
-    assert pick(merged) == pick(whole)
-    assert (merged["passed"], merged["total"]) == (whole["passed"], whole["total"])
+    assert without_timings(merged) == without_timings(whole)
     assert junit.read_text().count("<testcase ") == whole["total"]
+
+
+def wire_case(index: int) -> CaseReport:
+    """A case as a wire run reports it: request bodies beside the calls and tokens."""
+    request = {"model": "gpt-test", "messages": [{"role": "user", "content": f"hi {index}"}]}
+    call = RecordedCall(name="echo", arguments=f'{{"n":{index}}}', result="ok", success=True)
+    gave_up = index == 2
+    return CaseReport(
+        name=f"case-{index}",
+        source=f"evals/wire/c{index}.json",
+        grades=(GradeResult(check="tools_used", passed=index != 1, detail="echo"),),
+        error="AgentError: gave up" if gave_up else None,
+        traceback="Traceback (most recent call last):\nAgentError: gave up\n" if gave_up else None,
+        record=RunRecord(
+            final_response=f"reply {index}",
+            tool_calls=(call,),
+            input_tokens=10 + index,
+            output_tokens=index,
+            requests=(request, {**request, "stream": False}),
+        ),
+        duration=0.5 + index,
+    )
+
+
+def test_merging_the_shards_of_a_wire_run_gives_the_unsharded_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each case comes back whole from its part, request bodies included: the same bytes."""
+    cases = tuple(wire_case(index) for index in range(3))
+    started = "2026-01-02T03:04:05.678Z"
+
+    def report(share: tuple[CaseReport, ...], **sharding: Any) -> SuiteReport:
+        return SuiteReport(
+            suite="wire",
+            directory="evals/wire",
+            mode="replay",
+            cases=share,
+            started_at=started,
+            duration=4.0,
+            **sharding,
+        )
+
+    parts = []
+    for index, share in ((1, cases[:2]), (2, cases[2:])):
+        part = tmp_path / f"part{index}.json"
+        sharded = report(share, shard=Shard(index=index, total=2), suite_total=3)
+        part.write_bytes(to_json(sharded, git_commit="abc123"))
+        parts.append(str(part))
+    merged = tmp_path / "merged.json"
+    assert main(["merge", *parts, "--json", str(merged)]) == 1
+    capsys.readouterr()
+    whole = to_json(report(cases), git_commit="abc123")
+    assert json.loads(merged.read_bytes())["cases"][0]["requests"][0]["model"] == "gpt-test"
+    assert merged.read_bytes() == whole
+
+
+def test_merge_refuses_a_part_of_a_newer_schema_version(
+    mixed_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A part this harness cannot fully read is refused, exit 2, one line naming it."""
+    first, second = shard_parts(mixed_suite, tmp_path)
+    document = json.loads(Path(second).read_text())
+    document["schema_version"] = SCHEMA_VERSION + 1
+    Path(second).write_text(json.dumps(document))
+    capsys.readouterr()
+    assert main(["merge", first, second]) == 2
+    version = SCHEMA_VERSION + 1
+    assert capsys.readouterr().err == (
+        f"harness: {second}: report schema_version {version} is newer than this harness\n"
+    )
 
 
 def test_bad_fixture_fails_every_shard(

@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 
 from harness.errors import HistoryError
-from harness.reports.document import SCHEMA_VERSION, ReportDocument
+from harness.reports.document import ReportDocument, decode_document
 
 __all__ = ["CaseRow", "History", "RunRow", "run_id_of"]
 
@@ -89,9 +89,6 @@ def run_id_of(artifact: bytes) -> str:
     return hashlib.sha256(artifact).hexdigest()
 
 
-_decode_report = msgspec.json.Decoder(ReportDocument).decode
-
-
 class History:
     """An open history file. Use as a context manager."""
 
@@ -143,15 +140,7 @@ class History:
         Raises:
             HistoryError: The artifact is not a harness JSON report this version can read.
         """
-        where = source or self.path
-        try:
-            document = _decode_report(artifact)
-        except msgspec.MsgspecError as exc:
-            raise HistoryError(where, f"not a harness JSON report: {exc}") from None
-        if document.schema_version > SCHEMA_VERSION:
-            version = document.schema_version
-            raise HistoryError(where, f"report schema_version {version} is newer than this harness")
-        return document
+        return decode_document(artifact, source or self.path, HistoryError)
 
     def record_artifact(self, artifact: bytes, source: str | None = None) -> bool:
         """Record the run a JSON artifact describes; False when it was already recorded.

@@ -1,11 +1,20 @@
-"""TODO docstring."""
+"""The JSON report: its document, the mapping to and from `SuiteReport`, and its bytes.
+
+`to_document` and `from_document` are each other's inverse: a report read back from its
+document and written again gives the same document (the harness version aside, which is always
+this one's). `harness merge` relies on that to write a merged report equal to the unsharded
+run's. `decode_document` is the one reader of the bytes, for `harness merge` and the history.
+"""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
+from harness.errors import HarnessError
 from harness.fixtures.shard import Shard
 from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
@@ -17,6 +26,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "CaseDocument",
     "ReportDocument",
+    "case_from_document",
+    "decode_document",
+    "from_document",
     "json_chunks",
     "to_document",
     "to_json",
@@ -160,7 +172,27 @@ def _without_surrogates(value: object) -> object:
     return value
 
 
-def _case(case: CaseDocument) -> CaseReport:
+def from_document(document: ReportDocument) -> SuiteReport:
+    """The report `document` describes: `to_document`'s inverse.
+
+    The counts and `all_passed` are not read, since a report derives them from its cases. The
+    `git_commit` is not part of a report: give it back to `to_document`.
+    """
+    return SuiteReport(
+        suite=document.suite,
+        directory=document.suite_dir,
+        mode=document.mode,
+        cases=tuple(case_from_document(case) for case in document.cases),
+        started_at=document.started_at,
+        duration=document.duration_s,
+        shard=document.shard,
+        suite_total=-1 if document.suite_total is None else document.suite_total,
+        interrupted=document.interrupted,
+    )
+
+
+def case_from_document(case: CaseDocument) -> CaseReport:
+    """The case report `case` describes, everything the document holds included."""
     return CaseReport(
         name=case.name,
         source=case.source,
@@ -172,6 +204,35 @@ def _case(case: CaseDocument) -> CaseReport:
             tool_calls=case.tool_calls,
             input_tokens=case.input_tokens,
             output_tokens=case.output_tokens,
+            requests=case.requests,
         ),
         duration=case.duration_s,
     )
+
+
+def decode_document(
+    data: bytes, path: str, error: Callable[[str, str], HarnessError]
+) -> ReportDocument:
+    """The report document in `data`, read from `path`.
+
+    A report of a newer `schema_version` is refused rather than half read: its fields may
+    mean something this harness does not know.
+
+    Raises:
+        HarnessError: `error(path, reason)`, when `data` is not a harness JSON report or one
+            this version can read.
+    """
+    try:
+        document = _decoder().decode(data)
+    except msgspec.MsgspecError as exc:
+        raise error(path, f"not a harness JSON report: {exc}") from None
+    if document.schema_version > SCHEMA_VERSION:
+        version = document.schema_version
+        raise error(path, f"report schema_version {version} is newer than this harness")
+    return document
+
+
+@functools.cache
+def _decoder() -> msgspec.json.Decoder[ReportDocument]:
+    # Built on first use: `harness run` writes reports but never reads one.
+    return msgspec.json.Decoder(ReportDocument)

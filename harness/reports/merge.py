@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import msgspec
-
 from harness.errors import MergeError
-from harness.reports.document import SCHEMA_VERSION, ReportDocument, _case
+from harness.reports.document import ReportDocument, decode_document, from_document
 from harness.reports.model import CaseReport, SuiteReport
 
 __all__ = ["merge_reports", "read_part"]
-
-_decode = msgspec.json.Decoder(ReportDocument).decode
 
 
 def read_part(path: str) -> ReportDocument:
@@ -28,20 +24,17 @@ def read_part(path: str) -> ReportDocument:
     """
     try:
         with open(path, "rb") as file:
-            document = _decode(file.read())
+            data = file.read()
     except OSError as exc:
         raise MergeError(path, f"cannot read: {exc.strerror or exc}") from None
-    except msgspec.MsgspecError as exc:
-        raise MergeError(path, f"not a harness JSON report: {exc}") from None
-    if document.schema_version > SCHEMA_VERSION:
-        raise MergeError(
-            path, f"schema_version {document.schema_version} is newer than this harness"
-        )
-    return document
+    return decode_document(data, path, MergeError)
 
 
 def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
     """The suite report the shards add up to, cases in suite (file-name) order.
+
+    Each case is kept whole, as its part holds it, so the merged report is the unsharded
+    run's (its start and duration aside: the earliest start, the longest shard).
 
     Raises:
         MergeError: The parts do not form exactly one whole suite run.
@@ -54,11 +47,11 @@ def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
     seen: dict[str, str] = {}
     cases: list[CaseReport] = []
     for path, part in parts:
-        for case in part.cases:
+        for case in from_document(part).cases:
             if case.name in seen:
                 raise MergeError(path, f'case "{case.name}" is also in {seen[case.name]}')
             seen[case.name] = path
-            cases.append(_case(case))
+            cases.append(case)
     expected = first.suite_total if first.suite_total is not None else len(cases)
     if len(cases) != expected:
         raise MergeError(first_path, f"the parts hold {len(cases)} cases, the suite has {expected}")
