@@ -169,6 +169,7 @@ def test_what_the_block_made_is_not_left_young() -> None:
 
 
 @pytest.mark.usefixtures("collector")
+@pytest.mark.usefixtures("collector")
 def test_objects_frozen_by_the_process_stay_frozen() -> None:
     """A process that froze objects on purpose keeps them frozen."""
     gc.freeze()
@@ -176,7 +177,9 @@ def test_objects_frozen_by_the_process_stay_frozen() -> None:
     assert frozen > 0
     with gc_paused():
         _ = [[i] for i in range(1_000)]
-    assert gc.get_freeze_count() == frozen
+    # Frozen objects that die meanwhile leave the count (another thread may free some), but an
+    # unfreeze would empty it: most of them must still be frozen.
+    assert gc.get_freeze_count() > frozen // 2
 
 
 @pytest.mark.usefixtures("collector")

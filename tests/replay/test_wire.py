@@ -22,7 +22,7 @@ from harness.replay.wire import ReplayServer
 from tests.builders import ECHO_TRACE, echo_trace, text_step
 from tests.conftest import WriteFixture
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 REGRESSION = str(REPO / "evals" / "regression")
 NODE = shutil.which("node")
 

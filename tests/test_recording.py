@@ -1,4 +1,4 @@
-"""Recording at the boundaries: dispatches and consumed replies."""
+"""The recorder: boundary events in, one RunRecord out, normalised alike."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from harness.messages import (
     Usage,
 )
 from harness.recording import ObservedProvider, RecordingObserver
+from tests.builders import record
 
 
 class Fixed:
@@ -87,3 +88,16 @@ def test_a_wire_record_keeps_only_the_calls_seen_on_the_wire() -> None:
     )
     assert [call.observed for call in observer.record("x").tool_calls] == ["dispatch", "wire"]
     assert [call.observed for call in observer.record("x", wire=True).tool_calls] == ["wire"]
+
+
+def test_names_and_success_derive_from_calls() -> None:
+    """tool_names and all_tools_succeeded are views of tool_calls."""
+    run = record("r", (("echo", "{}", "a", True), ("nope", "{}", "b", False)))
+    assert run.tool_names == ("echo", "nope")
+    assert run.all_tools_succeeded is False
+
+
+def test_no_calls_counts_as_all_succeeded() -> None:
+    """A run that dispatched nothing had no failed call."""
+    assert record().all_tools_succeeded is True
+    assert record().tool_names == ()

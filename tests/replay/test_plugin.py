@@ -13,7 +13,7 @@ from harness._cli.main import main
 from tests.builders import echo_trace
 from tests.conftest import WriteFixture
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 REGRESSION = str(REPO / "evals" / "regression")
 
 

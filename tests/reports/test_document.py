@@ -30,7 +30,7 @@ from harness.reports.model import CaseReport, SuiteReport
 from harness.version import __version__
 from tests.builders import record
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 OK = GradeResult(check="a", passed=True, detail="found")
 BAD = GradeResult(check="b", passed=False, detail="not found")
 

@@ -12,7 +12,7 @@ from harness._cli.main import main
 from tests.builders import TWO_ECHOES, calls_step, echo_trace, text_step
 from tests.conftest import WriteFixture
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:

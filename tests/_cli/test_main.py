@@ -14,7 +14,7 @@ from harness._cli.main import COMMANDS, main
 from tests.builders import echo_trace, text_step
 from tests.conftest import WriteFixture
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_run_prints_the_table_and_exits_zero(

@@ -130,7 +130,7 @@ def test_a_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
 WRITER = """
 import sys
 from harness.history.store import History
-from tests.test_history import artifact
+from tests.history.test_store import artifact
 with History(sys.argv[1]) as history:
     for n in range(25):
         history.record_artifact(artifact(started=f"2026-01-01T00:{sys.argv[2]}:{n:02d}Z"))
@@ -141,7 +141,7 @@ def test_two_writers_at_once_keep_the_history_consistent(tmp_path: Path) -> None
     """Concurrent processes each record all their runs; nothing is lost or torn."""
     path = str(tmp_path / "h.sqlite")
     History(path).__exit__(None, None, None)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     writers = [
         subprocess.Popen([sys.executable, "-c", WRITER, path, minute], cwd=root)
         for minute in ("10", "20")

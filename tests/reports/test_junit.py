@@ -17,7 +17,9 @@ from harness.version import __version__
 from tests.builders import echo_trace, record, text_step
 from tests.conftest import WriteFixture
 
-SCHEMA = xmlschema.XMLSchema(str(Path(__file__).with_name("data") / "junit.xsd"))
+SCHEMA = xmlschema.XMLSchema(
+    str(Path(__file__).resolve().parents[1].joinpath("data") / "junit.xsd")
+)
 HOSTILE = "bad\x00nul \x1b[31mred\x1b[0m lone\ud800surrogate"
 
 
