@@ -24,6 +24,7 @@ import msgspec
 from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
 from harness.reports.model import CaseReport
+from harness.text import truncate
 
 __all__ = ["MARK", "RECORD_LIMIT", "for_report", "published", "redact"]
 
@@ -84,9 +85,7 @@ RECORD_LIMIT = 1_000_000
 
 def for_report(text: str) -> str:
     """`text` bounded to `RECORD_LIMIT` characters (with a visible marker), then redacted."""
-    if len(text) > RECORD_LIMIT:
-        text = f"{text[:RECORD_LIMIT]}…[truncated {len(text) - RECORD_LIMIT} chars]"
-    return redact(text)
+    return redact(truncate(text, RECORD_LIMIT))
 
 
 def published(report: CaseReport) -> CaseReport:
