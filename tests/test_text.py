@@ -1,18 +1,102 @@
-"""Quoting and escaping observed text."""
+"""Showing observed text safely: truncation, quoting, and escaping for each place it is shown."""
 
 from __future__ import annotations
 
-from harness.text import printable, quote, quote_list
+import io
+from contextlib import redirect_stderr
+
+import msgspec
+import pytest
+
+from harness.text import (
+    QUOTE_LIMIT,
+    complain,
+    markdown,
+    printable,
+    quote,
+    quote_list,
+    truncate,
+    without_surrogates,
+    xml_safe,
+)
+
+
+def test_truncation_keeps_the_limit_and_says_how_much_was_cut() -> None:
+    """One marker: the first `limit` characters, then how many more there were."""
+    assert truncate("x" * 10, 4) == "xxxx…[truncated 6 chars]"
+    assert truncate("x" * 4, 4) == "xxxx"
+    assert truncate("", 0) == ""
+    assert truncate("abc", None) == "abc"
 
 
 def test_quotes_are_json_and_long_text_is_cut_visibly() -> None:
-    """Quoted text is JSON (unicode kept) and cut with a marker past the limit."""
+    """Quoted text is JSON (unicode kept) and cut with the marker past the limit."""
     assert quote('say "hi"\n日本') == '"say \\"hi\\"\\n日本"'
-    assert quote("x" * 10, limit=4) == '"xxxx…[6 more chars]"'
+    assert quote("x" * 10, limit=4) == '"xxxx…[truncated 6 chars]"'
+    assert quote("y" * (QUOTE_LIMIT + 1)) == f'"{"y" * QUOTE_LIMIT}…[truncated 1 chars]"'
     assert quote_list(["a", "b"]) == '["a", "b"]'
 
 
 def test_control_characters_cannot_repaint_the_terminal() -> None:
     """Escape sequences, newlines and bidi overrides are shown escaped."""
     assert printable("a\x1b[2Jb\nc\u202ed\x00") == "a\\x1b[2Jb\\nc\\u202ed\\x00"
+    assert printable("lone\ud800") == "lone\\ud800"
     assert printable("naïve ✓") == "naïve ✓"
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a|b", "a\\|b"),
+        ("two\n  lines\tand tabs", "two lines and tabs"),
+        ("`code`", "'code'"),
+        ("plain ✓", "plain ✓"),
+    ],
+)
+def test_markdown_text_cannot_break_a_table_row(raw: str, shown: str) -> None:
+    """One line, pipes escaped, backticks made harmless."""
+    assert markdown(raw) == shown
+
+
+def test_markdown_cuts_after_collapsing_whitespace_and_before_escaping() -> None:
+    """The limit counts the text shown, so an escape is never split by the cut."""
+    assert markdown("a  b|cdef", 4) == "a b\\|…[truncated 4 chars]"
+
+
+@pytest.mark.parametrize(
+    ("raw", "cleaned"),
+    [
+        ("a\x00b", "a\\x00b"),
+        ("\x1b[1;31mred\x1b[0m", "red"),
+        ("\x1b]0;title\x07text", "text"),
+        ("lone\udc80", "lone\\udc80"),
+        ("\ufffe\uffff", "\\ufffe\\uffff"),
+        ("tab\tnewline\n", "tab\tnewline\n"),
+        ("naïve ✓", "naïve ✓"),
+    ],
+)
+def test_xml_safe_removes_ansi_whole_and_escapes_illegal_characters(raw: str, cleaned: str) -> None:
+    """Strings are made XML-safe before junit-xml sees them, with no residue."""
+    assert xml_safe(raw) == cleaned
+
+
+def test_xml_safe_cuts_after_cleaning() -> None:
+    """The limit applies to the cleaned text, with the one marker."""
+    assert xml_safe("\x1b[31m" + "x" * 10, 4) == "xxxx…[truncated 6 chars]"
+
+
+def test_lone_surrogates_become_escapes_in_nested_values() -> None:
+    """Every string (in lists, tuples and dict values) encodes as UTF-8 afterwards."""
+    value = {"a": ["ok", ("lone\ud800",)], "b": 3, "c": None}
+    cleaned = without_surrogates(value)
+    assert cleaned == {"a": ["ok", ["lone\\ud800"]], "b": 3, "c": None}
+    assert msgspec.json.decode(msgspec.json.encode(cleaned)) == cleaned
+
+
+def test_complain_prefixes_every_line() -> None:
+    """Each line of a message goes to stderr as `harness: <line>`."""
+    err = io.StringIO()
+    with redirect_stderr(err):
+        complain("first\nsecond")
+        complain("")
+    assert err.getvalue() == "harness: first\nharness: second\nharness: \n"

@@ -4,8 +4,10 @@ Every string in a fixture (keys included) is scanned for what looks like a real 
 or host:
 
 - `privacy.email`: an e-mail address outside the example domains;
-- `privacy.credential`: an API key or token shape (`sk-…`, `ghp_…`, `AKIA…`, `xox…-`, a JWT,
-  a PEM private key block) or a long high-entropy token;
+- `privacy.credential`: a credential as `harness.credentials` knows it, the same shapes that
+  reports redact (the value after a secret-looking key such as `api_key=` or `password:`,
+  `Bearer`/`Basic` credentials, `sk-…`, `ghp_…`, `AKIA…`, `xox…-`, a JWT, a PEM private key
+  block), or a long high-entropy token;
 - `privacy.ip`: an IP address outside the documentation ranges (192.0.2.0/24,
   198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32) and loopback;
 - `privacy.url`: a URL to a host that is not an example or reserved name.
@@ -19,13 +21,13 @@ networks, and exact strings. Findings never print a secret in full.
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import msgspec
+
+from harness import credentials
 
 __all__ = ["Finding", "PrivacyLint"]
 
@@ -47,17 +49,6 @@ _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^@/\s]+@)?(\[[0-9A-Fa-f:.]+\]|[^/\s:?#\"']+)")
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
-_CREDENTIALS = (
-    ("OpenAI-style API key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}")),
-    ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
-    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("PEM private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-)
-_TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
-ENTROPY_BITS = 4.2
-"""Bits per character above which a long token looks random (hex hashes stay below 4.0)."""
 
 
 class Finding(msgspec.Struct, frozen=True, kw_only=True):
@@ -127,20 +118,17 @@ class PrivacyLint:
                 )
 
     def _credentials(self, path: str, text: str) -> Iterator[Finding]:
-        flagged = False
-        for name, pattern in _CREDENTIALS:
-            for match in pattern.finditer(text):
-                flagged = True
-                yield Finding(
-                    rule="privacy.credential",
-                    location=path,
-                    message=f"looks like a {name}: {_mask(match[0])}",
-                )
-        if flagged:
+        found = credentials.find(text)
+        for credential in found:
+            yield Finding(
+                rule="privacy.credential",
+                location=path,
+                message=f"looks like a {credential.kind}: {_mask(credential.secret)}",
+            )
+        if found:
             return
-        for match in _TOKEN.finditer(text):
-            token = match[0]
-            if token not in self.allowed_strings and _looks_random(token):
+        for token in credentials.random_tokens(text):
+            if token not in self.allowed_strings:
                 yield Finding(
                     rule="privacy.credential",
                     location=path,
@@ -180,18 +168,8 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{path}[{index}]")
 
 
-def _looks_random(token: str) -> bool:
-    has_digit = any(c.isdigit() for c in token)
-    has_letter = any(c.isalpha() for c in token)
-    if not (has_digit and has_letter):
-        return False
-    counts = Counter(token)
-    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
-    return entropy >= ENTROPY_BITS
-
-
 def _mask(secret: str) -> str:
-    return f"{secret[:4]}…({len(secret)} chars)"
+    return f"{secret[: credentials.KEEP]}…({len(secret)} chars)"
 
 
 def _mask_email(address: str) -> str:

@@ -11,6 +11,7 @@ from harness.history.trend import (  # MV-PRUNE
     Status,
     Trend,
 )
+from harness.text import markdown, printable
 
 __all__ = [
     "CHART_HINT",
@@ -135,8 +136,6 @@ def render_trend_table(trend: Trend) -> str:
     """The trend as plain-text tables for a terminal."""
     from tabulate import tabulate
 
-    from harness.text import printable
-
     runs = tabulate(
         [
             (index, p.started_at, _commit(p), f"{p.passed}/{p.total}", _rate(p))
@@ -161,7 +160,7 @@ def render_trend_table(trend: Trend) -> str:
 def render_trend_markdown(trend: Trend) -> str:
     """The trend as Markdown (pipe tables), e.g. for a GitHub job summary."""
     lines = [
-        f"### harness trend: {_md(trend.suite)} ({len(trend.runs)} run(s))",
+        f"### harness trend: {markdown(trend.suite)} ({len(trend.runs)} run(s))",
         "",
         "| # | started | commit | passed | pass rate |",
         "|---|---|---|---|---|",
@@ -174,16 +173,12 @@ def render_trend_markdown(trend: Trend) -> str:
     lines += ["", f"| case | {columns} |", "|---|" + "---|" * len(trend.runs)]
     for case in trend.cases:
         marks = " | ".join(_MARKS[s] for s in case.statuses)
-        lines.append(f"| {_md(case.name)} | {marks} |")
+        lines.append(f"| {markdown(case.name)} | {marks} |")
     lines.append("")
     for title, names in _listing(trend):
-        shown = ", ".join(_md(name) for name in names) if names else "(none)"
+        shown = ", ".join(markdown(name) for name in names) if names else "(none)"
         lines.append(f"- **{title}**: {shown}")
     return "\n".join(lines) + "\n"
-
-
-def _md(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
 
 
 _MARKS: dict[Status | None, str] = {"pass": "✓", "fail": "✗", "error": "E", None: "·"}

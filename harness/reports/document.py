@@ -20,6 +20,7 @@ from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
 from harness.reports.model import CaseReport, SuiteReport
+from harness.text import without_surrogates
 from harness.version import __version__
 
 __all__ = [
@@ -163,13 +164,7 @@ def _indented(document: msgspec.Struct) -> bytes:
 
 
 def _without_surrogates(value: object) -> object:
-    if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, list | tuple):
-        return [_without_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _without_surrogates(item) for key, item in value.items()}
-    return value
+    return without_surrogates(value)
 
 
 def from_document(document: ReportDocument) -> SuiteReport:

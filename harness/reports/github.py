@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from harness.reports.model import CaseReport, SuiteReport
-from harness.text import complain
+from harness.text import complain, markdown
 
 if TYPE_CHECKING:
     from harness.reports.model import SuiteReport
@@ -87,10 +87,7 @@ def _checks(case: CaseReport) -> str:
 
 def _cell(text: str) -> str:
     """Text that cannot break a Markdown table row, cut to `CELL_LIMIT` characters."""
-    text = " ".join(text.split())
-    if len(text) > CELL_LIMIT:
-        text = f"{text[:CELL_LIMIT]}…[{len(text) - CELL_LIMIT} more chars]"
-    return text.replace("|", "\\|").replace("`", "'")
+    return markdown(text, CELL_LIMIT)
 
 
 def _data(text: str) -> str:

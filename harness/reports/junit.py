@@ -11,49 +11,27 @@ junit-xml 1.9 has traps this module steps around, each pinned by a test:
 - characters illegal in XML 1.0 (NUL, ESC and other controls, lone surrogates) are stripped
   only after serialisation, and ANSI sequences leave residue: strings are cleaned before they
   reach the library, with ANSI sequences removed whole and other illegal characters escaped
-  visibly.
+  visibly (`harness.text.xml_safe`).
 
-Very long texts are cut with a visible marker.
+Very long texts are cut with the visible marker of `harness.text.truncate`.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from junit_xml import TestCase, TestSuite
 
 from harness.reports.model import CaseReport, SuiteReport
-from harness.text import quote
+from harness.text import quote, xml_safe
 from harness.version import __version__
 
-__all__ = ["DETAIL_LIMIT", "OUTPUT_LIMIT", "clean", "to_junit_xml"]
+__all__ = ["DETAIL_LIMIT", "OUTPUT_LIMIT", "to_junit_xml"]
 
 DETAIL_LIMIT = 4_000
 """Characters of one check detail or error message kept in the XML."""
 OUTPUT_LIMIT = 64_000
 """Characters of a testcase's system-out kept in the XML."""
-
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
-
-
-def clean(text: str, limit: int | None = None) -> str:
-    """`text` made safe for XML 1.0: ANSI sequences removed, illegal characters escaped.
-
-    Args:
-        text: Any string, possibly with control characters or lone surrogates.
-        limit: Cut the result after this many characters, with a visible marker.
-    """
-    text = _ILLEGAL.sub(_escape, _ANSI.sub("", text))
-    if limit is not None and len(text) > limit:
-        text = f"{text[:limit]}…[truncated {len(text) - limit} chars]"
-    return text
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def to_junit_xml(report: SuiteReport, *, git_commit: str | None = None) -> bytes:
@@ -64,11 +42,11 @@ def to_junit_xml(report: SuiteReport, *, git_commit: str | None = None) -> bytes
     if report.interrupted:
         properties["interrupted"] = report.interrupted
     suite = TestSuite(
-        clean(report.suite),
+        xml_safe(report.suite),
         [_testcase(report.suite, case) for case in report.cases],
         timestamp=report.started_at or None,
         properties=properties,
-        file=clean(report.directory),
+        file=xml_safe(report.directory),
     )
     element = suite.build_xml_doc()
     # junit-xml adds `disabled`, which the common junit-10 schema does not define.
@@ -79,7 +57,7 @@ def to_junit_xml(report: SuiteReport, *, git_commit: str | None = None) -> bytes
     root = ET.Element(
         "testsuites",
         {
-            "name": f"harness.{clean(report.suite)}",
+            "name": f"harness.{xml_safe(report.suite)}",
             "tests": str(report.total),
             "failures": element.get("failures", "0"),
             "errors": element.get("errors", "0"),
@@ -94,14 +72,14 @@ def to_junit_xml(report: SuiteReport, *, git_commit: str | None = None) -> bytes
 
 def _testcase(suite: str, case: CaseReport) -> TestCase:
     testcase = TestCase(
-        clean(case.name),
-        classname=f"harness.{clean(suite)}",
+        xml_safe(case.name),
+        classname=f"harness.{xml_safe(suite)}",
         elapsed_sec=case.duration,
         stdout=_trace(case),
-        file=clean(case.source),
+        file=xml_safe(case.source),
     )
     if case.error is not None:
-        message = clean(case.error, DETAIL_LIMIT) or "the case errored"
+        message = xml_safe(case.error, DETAIL_LIMIT) or "the case errored"
         testcase.add_error_info(message=message, output=message, error_type="error")
     elif not case.passed:
         failed = case.failed_grades
@@ -109,7 +87,7 @@ def _testcase(suite: str, case: CaseReport) -> TestCase:
         if not case.grades:
             message = "the case declares no check"
         body = "\n".join(
-            f"✗ {clean(grade.check)}: {clean(grade.detail, DETAIL_LIMIT)}" for grade in failed
+            f"✗ {xml_safe(grade.check)}: {xml_safe(grade.detail, DETAIL_LIMIT)}" for grade in failed
         )
         testcase.add_failure_info(message=message, output=body or message, failure_type="failure")
     return testcase
@@ -123,7 +101,7 @@ def _trace(case: CaseReport) -> str:
         lines.append(f"  {index}. {call.name} {call.arguments} -> {quote(call.result)} [{status}]")
     lines.append(f"final response: {quote(record.final_response)}")
     lines.append(f"tokens: {record.input_tokens} in, {record.output_tokens} out")
-    return clean("\n".join(lines), OUTPUT_LIMIT)
+    return xml_safe("\n".join(lines), OUTPUT_LIMIT)
 
 
 def _seconds(value: float) -> str:

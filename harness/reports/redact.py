@@ -3,62 +3,25 @@
 Tool results, arguments, responses, error messages and grade details pass through `redact`
 on their way into a `CaseReport`, so the table, the JSON and JUnit artifacts, the GitHub job
 summary and the history never hold a secret that a tool or agent printed. Grading itself sees
-the real run. The rule: a credential keeps its first 4 characters, followed by `*[REDACTED]`:
-
-- a value after a secret-looking key: `api_key=abcd1234` -> `api_key=abcd*[REDACTED]`
-  (keys: api_key, apikey, token, access_token, secret, client_secret, password, passwd, pwd,
-  authorization, auth, private_key, access_key; separators `=` or `:`, quotes allowed);
-- `Bearer <token>` and `Basic <token>`;
-- known token shapes: `sk-…`, `ghp_…`/`github_pat_…`, `AKIA…`/`ASIA…`, `xox…-`, JWTs;
-- a PEM private key block, entirely.
+the real run. What counts as a credential is `harness.credentials`, the same shapes the
+privacy lint flags in fixtures. The rule: a credential keeps its first 4 characters, followed
+by `*[REDACTED]` (`api_key=abcd1234` -> `api_key=abcd*[REDACTED]`), and a PEM private key
+block is cut whole, after its BEGIN line.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from typing import Any
 
 import msgspec
 
+from harness.credentials import KEEP, MARK, might_hold, patterns
 from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
 from harness.reports.model import CaseReport
+from harness.text import truncate
 
 __all__ = ["MARK", "RECORD_LIMIT", "for_report", "published", "redact"]
-
-MARK = "*[REDACTED]"
-KEEP = 4
-
-
-@functools.cache
-def _patterns() -> tuple[re.Pattern[str], ...]:
-    """The credential patterns, compiled when a text first passes the screen below."""
-    keyed = re.compile(
-        r"""(?ix)
-        \b(api[_-]?key|access[_-]?token|refresh[_-]?token|token|client[_-]?secret|secret|
-           password|passwd|pwd|authorization|auth|private[_-]?key|access[_-]?key)
-        (["']?\s*[:=]\s*["']?)
-        ((?:bearer\s+|basic\s+)?)
-        ([^\s"'&,;]{8,})
-        """
-    )
-    scheme = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{8,})")
-    shapes = re.compile(
-        r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
-        r"|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}"
-        r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
-    )
-    pem = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
-    return keyed, scheme, shapes, pem
-
-
-# Substrings (lower case) without which no pattern above can match: a cheap first screen.
-_TRIGGERS = (
-    "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "sk-", "ghp_", "gho_",
-    "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "eyj", "-----begin",
-)  # fmt: skip
-_SCREEN = re.compile("|".join(map(re.escape, _TRIGGERS)))
 
 
 def _keep(secret: str) -> str:
@@ -67,15 +30,17 @@ def _keep(secret: str) -> str:
 
 def redact(text: str) -> str:
     """`text` with every credential it holds cut to its first 4 characters and a mark."""
-    if not _SCREEN.search(text.lower()):
+    if not might_hold(text):
         return text  # the common case: nothing that could be a credential
-    keyed, scheme, shapes, pem = _patterns()
-    text = pem.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
-    text = keyed.sub(
+    compiled = patterns()
+    text = compiled.pem.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
+    text = compiled.keyed.sub(
         lambda m: f"{m[1]}{m[2]}{m[3]}{_keep(m[4])}" if MARK not in m[4] else m[0], text
     )
-    text = scheme.sub(lambda m: f"{m[1]}{m[2]}{_keep(m[3])}" if MARK not in m[3] else m[0], text)
-    return shapes.sub(lambda m: _keep(m[0]), text)
+    text = compiled.scheme.sub(
+        lambda m: f"{m[1]}{m[2]}{_keep(m[3])}" if MARK not in m[3] else m[0], text
+    )
+    return compiled.shapes.sub(lambda m: _keep(m[0]), text)
 
 
 RECORD_LIMIT = 1_000_000
@@ -84,9 +49,7 @@ RECORD_LIMIT = 1_000_000
 
 def for_report(text: str) -> str:
     """`text` bounded to `RECORD_LIMIT` characters (with a visible marker), then redacted."""
-    if len(text) > RECORD_LIMIT:
-        text = f"{text[:RECORD_LIMIT]}…[truncated {len(text) - RECORD_LIMIT} chars]"
-    return redact(text)
+    return redact(truncate(text, RECORD_LIMIT))
 
 
 def published(report: CaseReport) -> CaseReport:
@@ -134,7 +97,7 @@ def _clean(texts: list[str]) -> bool:
     """Whether no text needs bounding or redacting (no trigger spans a newline)."""
     if any(len(text) > RECORD_LIMIT for text in texts):
         return False
-    return not _SCREEN.search("\n".join(texts).lower())
+    return not might_hold("\n".join(texts))
 
 
 def _published_call(call: RecordedCall) -> RecordedCall:

@@ -79,3 +79,10 @@ def test_scan_walks_keys_and_values_with_json_paths() -> None:
         ("privacy.email", "$.turns[0].user_input"),
         ("privacy.email", "$.expects['jane@corp.io']"),
     ]
+
+
+def test_a_secret_after_a_key_is_flagged_and_masked() -> None:
+    """The lint knows every shape redaction scrubs, keyed values included."""
+    (finding,) = PrivacyLint().check("$.x", "api_key=abcd1234efgh")
+    assert finding.rule == "privacy.credential"
+    assert finding.message == "looks like a secret after api_key: abcd…(12 chars)"
