@@ -1,4 +1,4 @@
-"""Suite results, the exit status they imply, and their JSON document.
+"""Suite results and the exit status they imply (their JSON document is in `document.py`).
 
 The field names `all_passed`, `passed`, `failed`, `total`, `cases`, and per case `name`,
 `source`, `passed`, `error`, `grades` (`check`, `passed`, `detail`) are fixed: other tools

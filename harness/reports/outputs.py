@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""What one run writes: the report rendered once per format, shown, and written as artifacts."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class Outputs:
         return self._commit or None
 
     def json_chunks(self) -> list[bytes]:
-        """The JSON report in pieces (see `harness.reports.model.json_chunks`): never held twice."""
+        """The JSON report in pieces (`document.json_chunks`): never held twice."""
         if self._json is None:
             from harness.reports.document import json_chunks
 
