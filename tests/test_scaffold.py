@@ -134,7 +134,7 @@ def test_init_makes_a_gated_project_whose_suites_run_through_the_agent(
 
 
 def test_the_examples_carry_a_schema_that_init_writes_beside_them(project: Path) -> None:
-    """`$schema` points at evals/fixture.schema.json, the current schema, which they satisfy."""
+    """`$schema` names evals/fixture.schema.json, which they satisfy; the reference loop passes."""
     assert main(["init", str(project)]) == 0
     written = (project / "evals" / "fixture.schema.json").read_text()
     assert written == schema_text(LlmTrace)
@@ -144,6 +144,9 @@ def test_the_examples_carry_a_schema_that_init_writes_beside_them(project: Path)
         assert (path.parent / fixture["$schema"]).resolve() == project / "evals/fixture.schema.json"
         jsonschema.validate(fixture, json.loads(written))
         assert fixture["expects"]["exact_tool_calls"] == 0
+    for suite in ("regression", "capability"):  # no agent configured: the reference loop
+        done = harness(project, "run", "--suite", f"evals/{suite}")
+        assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_an_example_fails_against_an_agent_that_drops_the_models_text(project: Path) -> None:

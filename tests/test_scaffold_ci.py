@@ -147,3 +147,22 @@ def test_the_project_is_installed_only_when_it_can_be(
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     assert _installable(str(tmp_path)) is installable
+
+
+def test_only_a_noxfile_imports_the_sessions_module() -> None:
+    """nox is no runtime dependency: no harness module imports nox or harness.nox_sessions."""
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "harness"
+    importers = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            if any(name in {"nox", "harness.nox_sessions"} for name in names):
+                importers.add(path.relative_to(package).as_posix())
+    assert importers == {"nox_sessions.py"}
