@@ -17,7 +17,7 @@ from harness._cli.commands.run import LIVE_MODE_MESSAGE
 from harness.errors import HarnessError, UsageError
 from harness.pipeline.interrupt import exit_status, signal_name
 from harness.text import complain
-from harness.version import __version__
+from harness.version import DISTRIBUTION, __version__
 
 __all__ = ["COMMANDS", "LIVE_MODE_MESSAGE", "build_parser", "main"]
 
@@ -31,7 +31,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
-COMMANDS = ("run", "check", "merge", "trend", "history", "schema")
+COMMANDS = ("init", "run", "check", "merge", "trend", "history", "schema")
 """The subcommands, each a module of `harness._cli.commands`, in the order `--help` lists them."""
 
 
@@ -44,7 +44,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     import importlib
 
     parser = _Parser(prog="harness", description="Replay agent trace fixtures and grade them.")
-    parser.add_argument("--version", action="version", version=f"harness {__version__}")
+    parser.add_argument("--version", action="version", version=f"{DISTRIBUTION} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         if only is None or name == only:

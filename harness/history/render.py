@@ -87,7 +87,7 @@ def _lists(trend: Trend) -> str:
     return "".join(out)
 
 
-CHART_HINT = "Install the chart extra for a pass-rate chart: pip install 'harness[chart]'"
+CHART_HINT = "Install the chart extra for a pass-rate chart: pip install 'replay-harness[chart]'"
 
 
 def pass_rate_svg(points: Sequence[RunPoint], title: str) -> str | None:

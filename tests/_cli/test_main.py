@@ -104,7 +104,7 @@ def test_flags_override_config(
         (
             ["bogus"],
             "invalid choice: 'bogus' (choose from "
-            "'run', 'check', 'merge', 'trend', 'history', 'schema')",
+            "'init', 'run', 'check', 'merge', 'trend', 'history', 'schema')",
         ),
     ],
 )
@@ -169,3 +169,16 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     listed = capsys.readouterr().out
     for command in COMMANDS:
         assert f"    {command} " in listed
+
+
+def test_version_names_the_distribution(capsys: pytest.CaptureFixture[str]) -> None:
+    """`harness --version` prints `replay-harness X`, the name pyproject.toml publishes."""
+    import tomllib
+
+    from harness.version import DISTRIBUTION, __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"replay-harness {__version__}"
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert pyproject["project"]["name"] == DISTRIBUTION == "replay-harness"
+    assert pyproject["project"]["scripts"] == {"harness": "harness._cli.main:main"}

@@ -6,11 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-import msgspec
+from harness.fixtures.schema import DIALECT, schema_text
 
 __all__ = ["DIALECT", "register", "schema_text"]
-
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def register(commands: Any) -> None:
@@ -27,9 +25,3 @@ def schema_command(args: argparse.Namespace) -> int:
 
     sys.stdout.write(schema_text(ReportDocument if args.kind == "report" else LlmTrace))
     return 0
-
-
-def schema_text(target: type) -> str:
-    """The JSON Schema (draft 2020-12) of a msgspec type, as indented JSON."""
-    schema = {"$schema": DIALECT, **msgspec.json.schema(target)}
-    return msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n"

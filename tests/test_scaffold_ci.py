@@ -1,0 +1,168 @@
+"""The CI pipelines and nox sessions `harness init` writes: they run only sessions that exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness._cli.main import main
+from harness.nox_sessions import REQUIREMENT_VARIABLE, SESSIONS, _installable, requirement
+from harness.version import __version__
+from tests.test_ci_templates import called_sessions, commands, load
+
+PIN = f"replay-harness=={__version__}"
+ACTION = re.compile(r"[\w-]+/[\w-]+(/[\w-]+)*@v\d+\.\d+\.\d+")
+
+
+def test_the_github_workflow_runs_exactly_the_sessions_and_keeps_their_evidence(
+    tmp_path: Path,
+) -> None:
+    """Gate on push/PR, capability nightly with its history cached, live on demand."""
+    assert main(["init", str(tmp_path)]) == 0
+    path = tmp_path / ".github" / "workflows" / "harness.yml"
+    assert called_sessions(path) == set(SESSIONS)
+    workflow = load(path)
+    triggers = workflow["on"] if "on" in workflow else workflow[True]  # YAML 1.1: on is true
+    assert {"push", "pull_request", "schedule", "workflow_dispatch"} <= set(triggers)
+    assert workflow["permissions"] == {"contents": "read"}
+    assert PIN in workflow["env"]["HARNESS_REQUIREMENT"]
+    jobs = workflow["jobs"]
+    assert set(jobs) == {"regression", "capability", "live"}
+    for name, job in jobs.items():
+        steps = job["steps"]
+        assert job["strategy"]["fail-fast"] is False
+        assert all(ACTION.fullmatch(step["uses"]) for step in steps if "uses" in step), name
+        install = " ".join(commands(steps))
+        assert "pip install 'nox[uv]' \"$HARNESS_REQUIREMENT\"" in install, name
+        uploads = [step for step in steps if step.get("uses", "").startswith("actions/upload")]
+        assert uploads, name
+        assert all(step["if"] == "${{ !cancelled() }}" for step in uploads), name
+        assert "artifacts/" in uploads[0]["with"]["path"]
+    assert "nox -s regression" in " ".join(commands(jobs["regression"]["steps"]))
+    assert "schedule" in jobs["capability"]["if"]
+    assert "inputs.live" in jobs["live"]["if"]
+    for name, suite in (("regression", "regression"), ("capability", "capability")):
+        published = [s for s in jobs[name]["steps"] if "junit" in s.get("uses", "")]
+        assert [s["with"]["report_paths"] for s in published] == [f"artifacts/{suite}.junit.xml"]
+        assert jobs[name]["permissions"] == {"contents": "read", "checks": "write"}
+    cached = [
+        s for s in jobs["capability"]["steps"] if s.get("uses", "").startswith("actions/cache")
+    ]
+    assert [s["with"]["path"] for s in cached] == [".harness/", ".harness/"]
+
+
+def test_the_gitlab_pipeline_runs_exactly_the_sessions_and_is_included(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """harness.gitlab-ci.yml holds the jobs; a new .gitlab-ci.yml includes it."""
+    assert main(["init", str(tmp_path), "--ci", "gitlab"]) == 0
+    jobs = tmp_path / "harness.gitlab-ci.yml"
+    assert called_sessions(jobs) == set(SESSIONS)
+    assert not (tmp_path / ".github").exists()
+    pipeline = load(jobs)
+    assert pipeline[".harness"]["variables"]["HARNESS_REQUIREMENT"] == PIN
+    assert pipeline[".harness"]["artifacts"]["when"] == "always"
+    assert "artifacts/" in pipeline[".harness"]["artifacts"]["paths"]
+    regression, capability = pipeline["harness-regression"], pipeline["harness-capability"]
+    assert regression["artifacts"]["reports"]["junit"] == "artifacts/regression.junit.xml"
+    assert capability["artifacts"]["reports"]["junit"] == "artifacts/capability.junit.xml"
+    assert capability["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "schedule"'}]
+    assert capability["cache"]["paths"] == [".harness/"]
+    assert pipeline["harness-live"]["rules"][-1] == {"when": "manual", "allow_failure": True}
+    root = yaml.safe_load((tmp_path / ".gitlab-ci.yml").read_text())
+    assert root == {"include": [{"local": "harness.gitlab-ci.yml"}]}
+    assert "created    .gitlab-ci.yml" in capsys.readouterr().out
+
+
+def test_an_existing_gitlab_ci_file_is_kept_and_the_include_is_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's pipeline is theirs: init prints what to add to it instead."""
+    own = "test:\n  script:\n    - make test\n"
+    (tmp_path / ".gitlab-ci.yml").write_text(own)
+    assert main(["init", str(tmp_path), "--ci", "gitlab"]) == 0
+    assert (tmp_path / ".gitlab-ci.yml").read_text() == own
+    out = capsys.readouterr().out
+    assert ".gitlab-ci.yml is yours, so it was not touched; add these lines to it:" in out
+    assert "    include:\n      - local: harness.gitlab-ci.yml" in out
+
+
+@pytest.mark.parametrize(
+    ("given", "extra", "expected"),
+    [
+        (None, None, PIN),
+        (None, "chart", f"replay-harness[chart]=={__version__}"),
+        ("replay-harness>=0.2", "chart", "replay-harness[chart]>=0.2"),
+        (
+            "git+https://example.com/fork.git",
+            "chart",
+            "replay-harness[chart] @ git+https://example.com/fork.git",
+        ),
+        (
+            "replay-harness[chart] @ git+https://example.com/f.git",
+            "chart",
+            "replay-harness[chart] @ git+https://example.com/f.git",
+        ),
+    ],
+)
+def test_the_requirement_is_the_pin_unless_the_variable_overrides_it(
+    monkeypatch: pytest.MonkeyPatch, given: str | None, extra: str | None, expected: str
+) -> None:
+    """HARNESS_REQUIREMENT replaces the pin; the chart extra is added where the form allows."""
+    if given is None:
+        monkeypatch.delenv(REQUIREMENT_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(REQUIREMENT_VARIABLE, given)
+    assert requirement(PIN, extra) == expected
+
+
+def test_a_local_folder_requirement_gets_the_extra_on_the_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A checkout of the harness (this repository's own tests use one) installs with extras."""
+    monkeypatch.setenv(REQUIREMENT_VARIABLE, f"{tmp_path}/")
+    assert requirement(PIN) == f"{tmp_path}/"
+    assert requirement(PIN, "chart") == f"{tmp_path}[chart]"
+
+
+@pytest.mark.parametrize(
+    ("files", "installable"),
+    [
+        ({"pyproject.toml": '[project]\nname = "x"\n'}, True),
+        ({"pyproject.toml": '[build-system]\nrequires = ["hatchling"]\n'}, True),
+        ({"setup.py": "from setuptools import setup\nsetup()\n"}, True),
+        ({"pyproject.toml": '[tool.harness]\nmode = "replay"\n'}, False),
+        ({"pyproject.toml": "[broken\n"}, False),
+        ({}, False),
+    ],
+    ids=["project", "build-system", "setup.py", "tool-only", "invalid", "none"],
+)
+def test_the_project_is_installed_only_when_it_can_be(
+    tmp_path: Path, files: dict[str, str], installable: bool
+) -> None:
+    """A pyproject.toml that init created for [tool.harness] alone is no package to install."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert _installable(str(tmp_path)) is installable
+
+
+def test_only_a_noxfile_imports_the_sessions_module() -> None:
+    """nox is no runtime dependency: no harness module imports nox or harness.nox_sessions."""
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "harness"
+    importers = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            if any(name in {"nox", "harness.nox_sessions"} for name in names):
+                importers.add(path.relative_to(package).as_posix())
+    assert importers == {"nox_sessions.py"}
