@@ -19,7 +19,7 @@ from harness.fixtures.format import LlmTrace
 from harness.fixtures.schema import schema_text
 from harness.version import __version__
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PIN = f"replay-harness=={__version__}"
 AGENT = '''"""A stdlib agent: one model call per user turn, over the OpenAI-compatible endpoint."""
 import json

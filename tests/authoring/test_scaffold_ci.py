@@ -153,7 +153,7 @@ def test_only_a_noxfile_imports_the_sessions_module() -> None:
     """nox is no runtime dependency: no harness module imports nox or harness.nox_sessions."""
     import ast
 
-    package = Path(__file__).resolve().parent.parent / "harness"
+    package = Path(__file__).resolve().parents[2] / "harness"
     importers = set()
     for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
