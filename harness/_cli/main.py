@@ -31,7 +31,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
-COMMANDS = ("init", "run", "check", "merge", "trend", "history", "schema")
+COMMANDS = ("init", "run", "record", "check", "merge", "trend", "history", "schema")
 """The subcommands, each a module of `harness._cli.commands`, in the order `--help` lists them."""
 
 

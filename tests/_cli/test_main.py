@@ -104,7 +104,7 @@ def test_flags_override_config(
         (
             ["bogus"],
             "invalid choice: 'bogus' (choose from "
-            "'init', 'run', 'check', 'merge', 'trend', 'history', 'schema')",
+            "'init', 'run', 'record', 'check', 'merge', 'trend', 'history', 'schema')",
         ),
     ],
 )

@@ -1,0 +1,86 @@
+"""`harness record`: run the agent against a real model and write the run as a fixture."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from harness._cli.arguments import seconds
+from harness.config import find_pyproject, load_config
+
+__all__ = ["register"]
+
+
+def register(commands: Any) -> None:
+    """Add `record` to the subcommands."""
+    record = commands.add_parser(
+        "record", help="record a real run of the agent as a fixture with checks that can fail"
+    )
+    record.add_argument(
+        "--upstream",
+        metavar="URL",
+        required=True,
+        help="the real model server (OpenAI- or Anthropic-compatible), e.g. https://host/v1",
+    )
+    record.add_argument("--out", metavar="PATH", required=True, help="the fixture file to write")
+    record.add_argument(
+        "--input",
+        metavar="TEXT",
+        action="append",
+        required=True,
+        help="a user turn; repeat for a multi-turn conversation",
+    )
+    agent = record.add_mutually_exclusive_group()
+    agent.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
+    agent.add_argument(
+        "--agent-command", metavar="COMMAND", help="an agent in any language (JSON lines)"
+    )
+    record.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
+    record.add_argument(
+        "--allow-private", action="store_true", help="write even if the privacy lint finds data"
+    )
+    record.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=seconds,
+        default=120.0,
+        help="how long one upstream request may take (default 120)",
+    )
+    record.add_argument(
+        "--config", metavar="PATH", help="pyproject.toml to read (default: nearest)"
+    )
+    record.set_defaults(handler=record_command)
+
+
+def record_command(args: argparse.Namespace) -> int:
+    """Record, check and write the fixture; say what was written and how strong it is."""
+    from harness.authoring.transcriber import record
+    from harness.pipeline.setup import setup_from
+
+    config_path = args.config if args.config is not None else find_pyproject()
+    config = load_config(config_path)
+    setup, _ = setup_from(
+        config, config_path, agent=args.agent, tools=args.tools, agent_command=args.agent_command
+    )
+    written = record(
+        setup,
+        upstream=args.upstream,
+        out=args.out,
+        inputs=args.input,
+        allow_private=args.allow_private,
+        timeout=args.timeout,
+    )
+    sys.stdout.write(
+        f"wrote {written.path}: {written.name}, {written.steps} step(s), {written.calls} call(s); "
+        f"strength {written.killed}/{written.mutants} mutants killed\n"
+        f"next: harness check --suite {_folder(written.path)} && harness run --suite "
+        f"{_folder(written.path)}\n"
+    )
+    return 0
+
+
+def _folder(path: str) -> str:
+    import os
+
+    return os.path.dirname(path) or "."

@@ -1,0 +1,234 @@
+"""`harness record`: a real run of an agent, against a real model, written down as a fixture.
+
+The agent talks to the replay endpoint in proxy mode, which forwards each of its model
+requests to the upstream and keeps the exchange. Each answer becomes a scripted step of the
+turn it was made in, with its call ids, names, arguments and token counts; the results the
+agent sent back give the suggested expectations (`harness.authoring.suggestions`). Before the
+fixture is written it must load, pass the privacy lint, and replay green through the same
+agent; it is then written atomically, so nothing half-written is ever left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any, cast
+
+import msgspec
+
+from harness.authoring.mutation import strength
+from harness.authoring.privacy import PrivacyLint
+from harness.authoring.suggestions import suggest
+from harness.authoring.transcript import Reply, read_reply, tool_results
+from harness.errors import CaseError, UsageError
+from harness.fixtures.format import Case, LlmTrace
+from harness.fixtures.reading import decode_trace
+from harness.pipeline.case import run_case
+from harness.pipeline.setup import Setup
+from harness.replay.proxy import PLACEHOLDER_KEY, Exchange, ProxyServer
+
+__all__ = ["Recorded", "record"]
+
+SCHEMA = "../fixture.schema.json"
+
+
+class Recorded(msgspec.Struct, frozen=True, kw_only=True):
+    """What `record` wrote."""
+
+    path: str
+    name: str
+    steps: int
+    calls: int
+    killed: int
+    mutants: int
+
+
+def record(
+    setup: Setup,
+    *,
+    upstream: str,
+    out: str,
+    inputs: Sequence[str],
+    allow_private: bool = False,
+    timeout: float = 120.0,
+) -> Recorded:
+    """Run the agent of `setup` against `upstream` and write what it did to `out`.
+
+    Raises:
+        UsageError: The upstream failed or cannot be reached, the agent failed, the run has
+            nothing that could fail, the fixture holds private data, or it does not replay.
+    """
+    name = os.path.splitext(os.path.basename(out))[0].replace("_", "-") or "recorded"
+    with ProxyServer(upstream, timeout=timeout) as proxy:
+        boundaries = _play(setup, proxy, name, inputs)
+        exchanges = list(proxy.exchanges)
+    failed = next((exchange for exchange in exchanges if exchange.error), None)
+    if failed is not None:
+        raise UsageError(f"harness record: {failed.error}")
+    document = _fixture(name, inputs, exchanges, boundaries)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if not allow_private:
+        findings = PrivacyLint().scan(document)
+        if findings:
+            first = findings[0]
+            raise UsageError(
+                f"{out}: {first.location}: {first.message} (privacy lint; nothing written; "
+                "pass --allow-private to keep it)"
+            )
+    case = Case(trace=decode_trace(out, text.encode()), source=out)
+    report = run_case(case, setup)
+    if not report.passed:
+        why = report.error or next(g.detail for g in report.grades if not g.passed)
+        raise UsageError(f"{out}: the recorded fixture does not replay green: {why}")
+    measured = strength(case, report.record)
+    _write(out, text)
+    calls = sum(
+        len(step["response"].get("tool_calls", ()))
+        for turn in document["turns"]
+        for step in turn["steps"]
+    )
+    return Recorded(
+        path=out,
+        name=name,
+        steps=len(exchanges),
+        calls=calls,
+        killed=measured.killed,
+        mutants=measured.total,
+    )
+
+
+def _play(setup: Setup, proxy: ProxyServer, name: str, inputs: Sequence[str]) -> list[int]:
+    """Play the turns to the agent; the number of exchanges made by the end of each turn."""
+    from harness.replay.driver import converse
+
+    boundaries: list[int] = []
+
+    class _Turns:
+        def finish_turn(self, index: int) -> None:
+            boundaries.append(proxy.settled())
+
+    trace = msgspec.convert(
+        {
+            "model_name": name,
+            "turns": [{"user_input": text, "steps": [_PLACEHOLDER]} for text in inputs],
+        },
+        LlmTrace,
+    )
+    agent = _agent(setup, proxy, name)
+    try:
+        converse(agent, trace, cast(Any, _Turns()))
+    except CaseError as exc:
+        if not any(exchange.error for exchange in proxy.exchanges):
+            raise UsageError(f"harness record: the agent failed: {exc}") from None
+    except Exception as exc:
+        if not any(exchange.error for exchange in proxy.exchanges):
+            reason = f"{type(exc).__name__}: {exc}"
+            raise UsageError(f"harness record: the agent failed: {reason}") from None
+    finally:
+        close = getattr(agent, "close", None)
+        if close is not None:
+            close()
+    return boundaries
+
+
+_PLACEHOLDER = {"response": {"type": "text", "content": ""}}
+
+
+def _agent(setup: Setup, proxy: ProxyServer, name: str) -> Any:
+    env = {
+        "OPENAI_BASE_URL": proxy.url,
+        "OPENAI_API_KEY": PLACEHOLDER_KEY,
+        "ANTHROPIC_BASE_URL": proxy.root,
+        "ANTHROPIC_API_KEY": PLACEHOLDER_KEY,
+        "HARNESS_CASE": name,
+    }
+    if setup.agent_command:
+        from harness.replay.process import AgentProcess
+
+        return AgentProcess(setup.agent_command, env, setup.root)
+    from harness.recording import RecordingObserver
+    from harness.replay.context import CaseContext
+    from harness.replay.tools import ToolRegistry
+    from harness.replay.workspace import Workspace
+
+    endpoint = _ProxyEndpoint(proxy)
+    context = CaseContext(
+        case_name=name,
+        provider=_NoProvider(),
+        tools=ToolRegistry(setup.tools(), RecordingObserver()),
+        workspace=Workspace(),
+        endpoint=cast(Any, endpoint),
+    )
+    return setup.agent_factory(context)
+
+
+class _ProxyEndpoint:
+    """What a Python agent's `CaseContext` reads its URLs and key from while recording."""
+
+    def __init__(self, proxy: ProxyServer) -> None:
+        self.url = proxy.url
+        self.anthropic_url = proxy.root
+        self.api_key = PLACEHOLDER_KEY
+
+    def open(self) -> _ProxyEndpoint:
+        return self
+
+
+class _NoProvider:
+    def complete(self, messages: Any, tools: Any) -> Any:
+        raise UsageError(
+            "harness record needs an agent that talks to its model over HTTP "
+            "(context.base_url), not through context.provider"
+        )
+
+
+def _fixture(
+    name: str, inputs: Sequence[str], exchanges: Sequence[Exchange], boundaries: Sequence[int]
+) -> dict[str, Any]:
+    replies = [read_reply(e.protocol, e.body, e.streamed) for e in exchanges]
+    results: dict[str, str] = {}
+    for exchange in exchanges:
+        results.update(
+            (cid, text) for cid, text, _ in tool_results(exchange.protocol, exchange.request)
+        )
+    turns = []
+    start = 0
+    for text, end in zip(inputs, boundaries, strict=True):
+        steps = [_step(reply) for reply in replies[start:end]]
+        if not steps:
+            raise UsageError(f"harness record: the agent made no model request for input {text!r}")
+        turns.append({"user_input": text, "steps": steps})
+        start = end
+    calls = [
+        (call.name, json.dumps(call.arguments, sort_keys=True), results.get(call.id))
+        for reply in replies
+        for call in reply.calls
+    ]
+    try:
+        expects = suggest(calls, replies[-1].text if replies else "", inputs)
+    except ValueError as exc:
+        raise UsageError(f"harness record: {exc}") from None
+    return {
+        "$schema": SCHEMA,
+        "model_name": name,
+        "kind": "positive",
+        "turns": turns,
+        "expects": expects,
+    }
+
+
+def _step(reply: Reply) -> dict[str, Any]:
+    tokens = {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens}
+    if reply.calls:
+        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.calls]
+        return {"response": {"type": "tool_calls", "tool_calls": calls, **tokens}}
+    return {"response": {"type": "text", "content": reply.text, **tokens}}
+
+
+def _write(path: str, text: str) -> None:
+    from harness.reports.artifact import write_atomic
+
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    write_atomic(path, text.encode())
