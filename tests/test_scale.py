@@ -272,7 +272,9 @@ def test_an_empty_shard_passes(
     """More shards than cases: the spare shard has nothing to fail."""
     suite = write_fixture("a.json", echo_trace()).parent
     assert main(["run", "--suite", str(suite), "--shard", "2/2"]) == 0
-    assert "0/0 cases passed (0 failed) in shard 2/2 of a 1-case suite" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "no case ran in " in out
+    assert "; shard 2/2 of a 1-case suite" in out
 
 
 @pytest.mark.parametrize(

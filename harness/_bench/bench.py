@@ -164,6 +164,9 @@ def _measure(
         generate_suite(start_suite, 8)
     start = measure_start(spawner, start_suite, 3 * repeat)
     results: dict[str, Any] = {"machine": _machine(), "start": start, "load": [], "run": []}
+    from harness._bench.table import measure_table
+
+    results["table"] = measure_table(max(sizes), repeat)
     # Every size of the mix, serial and in workers; the largest also as simple text cases.
     plan: list[tuple[str, int, tuple[str, ...]]] = [("mix", size, ("1", "auto")) for size in sizes]
     plan.append(("text", max(sizes), ("1",)))
@@ -181,6 +184,14 @@ def _machine() -> dict[str, Any]:
     from harness._parallel import cpu_count
 
     return {"python": sys.version.split()[0], "platform": sys.platform, "cores": cpu_count()}
+
+
+def _table_figure(table: dict[str, Any]) -> str:
+    return (
+        f"per-case table of {table['cases']} cases (median): harness "
+        f"{table['harness_s'] * 1e3:.0f} ms, tabulate {table['tabulate_s'] * 1e3:.0f} ms "
+        f"({table['tabulate_vs_harness']:.1f}x)"
+    )
 
 
 def _table(results: dict[str, Any]) -> str:
@@ -249,5 +260,7 @@ def _table(results: dict[str, Any]) -> str:
             tablefmt="simple",
             disable_numparse=True,
         ),
+        "",
+        _table_figure(results["table"]),
     ]
     return "\n".join(lines)

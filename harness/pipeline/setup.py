@@ -60,9 +60,9 @@ def setup_from(
         if agent_path:
             reason = "set either agent or agent_command, not both"
             raise ConfigError(command_source, command_key, reason)
-        setup = replace(
-            setup, agent_command=_command(command, command_source, command_key), root=root
-        )
+        argv = _command(command, command_source, command_key)
+        _check_startable(argv[0], root, command_source, command_key)
+        setup = replace(setup, agent_command=argv, root=root)
     tools_path, source, key = _origin(tools, config.tools, "tools", config_path)
     if tools_path:
         factory_of_tools = load_tools_factory(
@@ -90,12 +90,29 @@ def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:
     return argv
 
 
+def _check_startable(program: str, root: str | None, source: str, key: str | None) -> None:
+    """Refuse, before any case, an agent command that cannot start at all.
+
+    Otherwise every case would error alike, and a typo would look like a failing agent.
+    """
+    import shutil
+
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = os.path.join(root or os.getcwd(), os.path.expanduser(program))
+        if not os.path.isfile(path):
+            raise ConfigError(source, key, f"cannot start {program!r}: no such file")
+        if not os.access(path, os.X_OK):
+            raise ConfigError(source, key, f"cannot start {program!r}: not executable")
+    elif shutil.which(program) is None:
+        raise ConfigError(source, key, f"cannot start {program!r}: not found on PATH")
+
+
 def _origin(
     flag: str | None, configured: str | None, name: str, config_path: str | None
 ) -> tuple[str | None, str, str | None]:
     """A plugin path and where it came from: its flag, or its key in pyproject.toml."""
     if flag:
-        return flag, f"--{name}", None
+        return flag, "--" + name.replace("_", "-"), None
     return configured, config_path or "pyproject.toml", f"[tool.harness].{name}"
 
 

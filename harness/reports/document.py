@@ -77,6 +77,8 @@ class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     shard: Shard | None = None
     suite_total: int | None = None
     interrupted: str | None = None
+    stopped_early: bool = False
+    selection: str | None = None
 
 
 def to_document(report: SuiteReport, *, git_commit: str | None = None) -> ReportDocument:
@@ -105,6 +107,8 @@ def _document(
         shard=report.shard,
         suite_total=report.suite_total if report.suite_total >= 0 else report.total,
         interrupted=report.interrupted,
+        stopped_early=report.stopped_early,
+        selection=report.selection,
     )
 
 
@@ -183,6 +187,8 @@ def from_document(document: ReportDocument) -> SuiteReport:
         shard=document.shard,
         suite_total=-1 if document.suite_total is None else document.suite_total,
         interrupted=document.interrupted,
+        stopped_early=document.stopped_early,
+        selection=document.selection,
     )
 
 

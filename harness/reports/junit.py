@@ -41,6 +41,10 @@ def to_junit_xml(report: SuiteReport, *, git_commit: str | None = None) -> bytes
         properties["git_commit"] = git_commit
     if report.interrupted:
         properties["interrupted"] = report.interrupted
+    if report.stopped_early:
+        properties["stopped_early"] = "exitfirst: stopped at the first failed or errored case"
+    if report.selection is not None:
+        properties["selection"] = xml_safe(report.selection)
     suite = TestSuite(
         xml_safe(report.suite),
         [_testcase(report.suite, case) for case in report.cases],

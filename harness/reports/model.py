@@ -68,6 +68,10 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     """How many cases the whole suite holds (-1: the same as `total`)."""
     interrupted: str | None = None
     """The signal that stopped the run early (`SIGINT`, `SIGTERM`), or None."""
+    stopped_early: bool = False
+    """Whether the run stopped at its first failed or errored case (`--exitfirst`)."""
+    selection: str | None = None
+    """Which cases of the suite were chosen (`-k EXPR`, paths, `--last-failed`), or None."""
 
     @property
     def total(self) -> int:

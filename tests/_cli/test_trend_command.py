@@ -107,8 +107,8 @@ def test_trend_writes_markdown_to_the_step_summary_and_an_html_page(
 
 
 def test_regression_gate_does_not_need_a_history(suite: Path, tmp_path: Path) -> None:
-    """Without --history, nothing is recorded and nothing is read."""
+    """Without --history, nothing is recorded: beside it, only the last-failed cache is kept."""
     config = tmp_path / "pyproject.toml"
     config.write_text('[tool.harness]\nhistory = "hist/h.sqlite"\n')
     assert main(["run", "--suite", str(suite), "--config", str(config)]) == 1
-    assert not (tmp_path / "hist").exists()
+    assert sorted(path.name for path in (tmp_path / "hist").iterdir()) == ["last-failed.json"]
