@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import glob
 import os
+import re
+from collections.abc import Mapping, Sequence
 
 import nox
 
@@ -69,15 +71,35 @@ def live(session: nox.Session) -> None:
     _harness_run(session, "live", "--mode", "live")
 
 
+SHARD_USAGE = (
+    "usage: nox -s shard -- I/N (1 <= I <= N, e.g. 2/4), or -- auto with CI_NODE_INDEX and "
+    "CI_NODE_TOTAL set (GitLab `parallel:`)"
+)
+
+
+def shard_spec(posargs: Sequence[str], environ: Mapping[str, str]) -> str | None:
+    """The `I/N` a shard session runs, or None when it is not given (or not I/N).
+
+    Without it, the artifacts would be named `regression--of-.json`.
+    """
+    spec = posargs[0] if len(posargs) == 1 else "auto" if not posargs else ""
+    if spec == "auto":
+        spec = f"{environ.get('CI_NODE_INDEX', '')}/{environ.get('CI_NODE_TOTAL', '')}"
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", spec)
+    if match is None or not 1 <= int(match[1]) <= int(match[2]):
+        return None
+    return f"{int(match[1])}/{int(match[2])}"
+
+
 @nox.session
 def shard(session: nox.Session) -> None:
     """One shard of the gate for CI matrix/parallel jobs: `nox -s shard -- 2/4` (or `-- auto`).
 
     Writes artifacts/shards/regression-<I>-of-<N>.json and .junit.xml; fails on a failed case.
     """
-    spec = session.posargs[0] if session.posargs else "auto"
-    if spec == "auto":
-        spec = f"{os.environ.get('CI_NODE_INDEX', '')}/{os.environ.get('CI_NODE_TOTAL', '')}"
+    spec = shard_spec(session.posargs, os.environ)
+    if spec is None:
+        session.error(SHARD_USAGE)
     name = f"{ARTIFACTS}/shards/regression-{spec.replace('/', '-of-')}"
     session.install(".")
     session.run(

@@ -204,6 +204,10 @@ class History:
         )
         return msgspec.convert(rows[::-1], list[RunRow], strict=False)
 
+    def run_count(self, suite: str) -> int:
+        """How many runs of `suite` are recorded."""
+        return int(self._query("SELECT count(*) FROM runs WHERE suite = ?", (suite,))[0][0])
+
     def case_results(self, run_ids: Sequence[str]) -> list[CaseRow]:
         """Every case result of the given runs."""
         marks = ", ".join("?" * len(run_ids))

@@ -112,3 +112,24 @@ def test_regression_gate_does_not_need_a_history(suite: Path, tmp_path: Path) ->
     config.write_text('[tool.harness]\nhistory = "hist/h.sqlite"\n')
     assert main(["run", "--suite", str(suite), "--config", str(config)]) == 1
     assert sorted(path.name for path in (tmp_path / "hist").iterdir()) == ["last-failed.json"]
+
+
+def test_last_keeps_the_history_run_numbers(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--last 2` of 4 runs shows runs #3 and #4, with dates and commits, not #1 and #2."""
+    history = str(tmp_path / "h.sqlite")
+    for _ in range(4):
+        main(["run", "--suite", str(suite), "--history", history])
+    capsys.readouterr()
+    assert main(["trend", "--history", history, "--last", "2", "--format", "json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert [run["number"] for run in runs] == [3, 4]
+    assert all(run["started_at"] for run in runs)
+    assert main(["trend", "--history", history, "--last", "2"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split()[0] for line in out.splitlines() if line[:2] in {"#1", "#2", "#3", "#4"}]
+    assert rows == ["#3", "#4"]
+    assert "#1" not in out
+    assert main(["trend", "--history", history, "--last", "2", "--format", "markdown"]) == 0
+    assert "| #3 | " in capsys.readouterr().out

@@ -72,4 +72,5 @@ def _load_trend(args: argparse.Namespace) -> Any:
             raise UsageError(f"{path}: no recorded runs of suite {suite!r} (recorded: {known})")
         runs = history.runs(suite, args.last)
         results = history.case_results([run.run_id for run in runs])
-    return compute_trend(suite, runs, results)
+        first = history.run_count(suite) - len(runs) + 1
+    return compute_trend(suite, runs, results, first)
