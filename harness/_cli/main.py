@@ -60,7 +60,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in COMMANDS:
         if only is None or name == only:
             importlib.import_module(f"harness._cli.commands.{name}").register(commands)
+    for command in _subparsers(parser):
+        command.epilog = command.epilog or EXIT_STATUSES
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every subcommand's parser, nested ones (`history import`) included."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found += [child, *_subparsers(child)]
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:

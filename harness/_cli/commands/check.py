@@ -36,13 +36,27 @@ def register(commands: Any) -> None:
         nargs="+",
         help="suite folders (--suite a b, or --suite a --suite b; default: config suite_dir)",
     )
-    check.add_argument("--format", choices=("table", "json"), default="table")
     check.add_argument(
-        "--min-strength", metavar="SCORE", type=_fraction, help="fail fixtures scoring below (0-1)"
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="what stdout shows (default: table)",
     )
-    check.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
-    check.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
-    check.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
+    check.add_argument(
+        "--min-strength",
+        metavar="SCORE",
+        type=_fraction,
+        help="fail fixtures scoring below, 0-1 (default: none)",
+    )
+    check.add_argument(
+        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
+    )
+    check.add_argument(
+        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+    )
+    check.add_argument(
+        "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
+    )
     check.set_defaults(handler=check_command)
 
 

@@ -17,8 +17,10 @@ def register(commands: Any) -> None:
     actions = history.add_subparsers(dest="action", required=True, metavar="ACTION")
     imports = actions.add_parser("import", help="record runs from JSON report artifacts")
     imports.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="harness JSON reports")
-    imports.add_argument("--history", metavar="PATH", help="history file (default: config)")
-    imports.add_argument("--config", metavar="PATH", help="pyproject.toml to read")
+    imports.add_argument("--history", metavar="PATH", help="history file (default: config history)")
+    imports.add_argument(
+        "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
+    )
     imports.set_defaults(handler=import_command)
 
 

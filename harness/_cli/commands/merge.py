@@ -12,9 +12,16 @@ def register(commands: Any) -> None:
     """Add `merge` to the subcommands."""
     merge = commands.add_parser("merge", help="combine shard reports (--shard) into one report")
     merge.add_argument("parts", nargs="+", metavar="PART.json", help="each shard's JSON report")
-    merge.add_argument("--json", metavar="PATH", help="write the merged JSON report")
-    merge.add_argument("--junit", metavar="PATH", help="write the merged JUnit XML report")
-    merge.add_argument("--format", choices=("table", "json"), default="table")
+    merge.add_argument(
+        "--json", metavar="PATH", help="write the merged JSON report (default: none)"
+    )
+    merge.add_argument("--junit", metavar="PATH", help="write the merged JUnit XML (default: none)")
+    merge.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="what stdout shows (default: table)",
+    )
     merge.set_defaults(handler=merge_command)
 
 
