@@ -45,6 +45,7 @@ def render_table(report: SuiteReport, paint: Paint | None = None) -> str:
         out.append(line)
         if failed is not None:
             out.extend(_details(case, failed))
+        out.extend(_unknown_tools(case))
     out.append(render_recap(report, paint))
     return "\n".join(out)
 
@@ -67,6 +68,19 @@ def _row(case: CaseReport, failed: tuple[GradeResult, ...] | None) -> tuple[str,
     total = len(case.grades)
     checks = "error" if case.error is not None else f"{total - len(failed or ())}/{total} checks"
     return mark, printable(case.name).strip(), printable(case.source).strip(), checks
+
+
+_UNKNOWN = "Unknown tool: "
+"""How the tool registry answers a call to a tool it does not hold."""
+
+
+def _unknown_tools(case: CaseReport) -> list[str]:
+    """A line per call to a tool the registry does not hold, even in a passing case."""
+    return [
+        f"{_INDENT}! call {index}: {printable(call.result)} (not a registered tool)"
+        for index, call in enumerate(case.record.tool_calls)
+        if not call.success and call.result == _UNKNOWN + call.name
+    ]
 
 
 def _details(case: CaseReport, failed: tuple[GradeResult, ...]) -> list[str]:

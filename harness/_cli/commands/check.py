@@ -119,7 +119,25 @@ def render_check(report: CheckReport) -> str:
     ]
     headers = ["fixture", "kind", "killed", "score", "surviving mutants"]
     lines += ["", tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True), ""]
-    warnings = len(report.findings) - report.errors
-    verdict = "clean" if not report.errors else "problems found"
-    lines.append(f"{verdict}: {report.errors} error(s), {warnings} warning(s)")
+    hinted = [s for s in report.strengths if s.hints]
+    if hinted:
+        lines.append("how to make them stronger:")
+        for s in hinted:
+            score = f"{s.score:.2f}" if s.score is not None else "-"
+            lines.append(f"  {printable(s.name)} ({printable(s.file)}, strength {score}):")
+            lines += [f"    {printable(hint)}" for hint in s.hints]
+        lines.append("")
+    lines.append(verdict(report))
     return "\n".join(lines)
+
+
+def verdict(report: CheckReport) -> str:
+    """The last line: `clean` only when there is nothing at all to report."""
+    warnings = len(report.findings) - report.errors
+    hinted = sum(bool(s.hints) for s in report.strengths)
+    counts = f"{report.errors} error(s), {warnings} warning(s), {hinted} fixture(s) with hints"
+    if report.errors:
+        return f"problems found: {counts}"
+    if warnings or hinted:
+        return f"no errors, but not clean: {counts}"
+    return f"clean: {counts}"
