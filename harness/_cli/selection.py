@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from harness.errors import UsageError
-from harness.fixtures.suite import Suite
 from harness.text import complain
+
+if TYPE_CHECKING:
+    from harness.fixtures.suite import Suite
 
 __all__ = ["apply_selection", "suite_folder"]
 
@@ -48,6 +51,8 @@ def apply_selection(suite: Suite, args: argparse.Namespace, cache: str) -> Suite
     Raises:
         UsageError: An expression or path is bad, or the selection leaves no case.
     """
+    if not (args.paths or args.keyword is not None or args.last_failed):
+        return suite  # nothing selects: nothing more is imported
     from harness.fixtures.selection import keyword_matcher, select_cases, select_paths
 
     applied: list[str] = []

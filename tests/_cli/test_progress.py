@@ -149,3 +149,24 @@ def test_progress_counts_and_erases_its_line() -> None:
     assert text.startswith("\r0/3 cases, 0.00s")
     assert text.endswith("\r" + " " * len(progress.line()) + "\r")
     assert ESC not in text
+
+
+def test_a_run_off_a_terminal_imports_nothing_for_it(suite: Path) -> None:
+    """Piped, the progress module is never imported; with --format json, nor colour."""
+    code = (
+        "import sys; from harness._cli.main import main; main(sys.argv[1:]); "
+        "print(sorted(m for m in sys.modules if m in {'harness._cli.progress', "
+        "'harness._cli.colour', 'tabulate'}), file=sys.stderr)"
+    )
+    for argv, expected in [
+        ([], "['harness._cli.colour']"),
+        (["--format", "json"], "[]"),
+    ]:
+        done = subprocess.run(
+            [sys.executable, "-c", code, "run", "--suite", str(suite), *argv],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.stderr.strip() == expected

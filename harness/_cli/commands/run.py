@@ -133,7 +133,6 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from harness._cli.colour import is_terminal, palette, use_colour
     from harness._cli.last_failed import cache_path
     from harness._cli.selection import apply_selection, suite_folder
     from harness.fixtures.shard import parse_shard
@@ -162,8 +161,13 @@ def _run(args: argparse.Namespace) -> int:
     suite = apply_selection(suite, args, cache)
     if shard is not None:
         suite = suite.sharded(shard)
-    paint = palette(use_colour(args.color, sys.stdout))
-    progress = _progress(args, len(suite.cases), paint, terminal=is_terminal(sys.stdout))
+    paint, terminal = None, False
+    if args.format == "table" or args.verbose:  # a JSON run imports nothing for the terminal
+        from harness._cli.colour import is_terminal, palette, use_colour
+
+        paint = palette(use_colour(args.color, sys.stdout))
+        terminal = is_terminal(sys.stdout)
+    progress = _progress(args, len(suite.cases), paint, terminal=terminal)
     with stop_on_sigterm():
         if progress is not None:
             progress.start()
