@@ -70,7 +70,7 @@ def test_the_readme_cli_block_and_the_help_name_the_same_flags() -> None:
 
 @pytest.mark.parametrize("name", sorted(commands()))
 def test_every_flag_says_its_default(name: str) -> None:
-    """Each option's help line states its default (`default: ...`)."""
+    """Each option's help line states its default (`default: ...`), or that it is required."""
     parser = commands()[name]
     for action in parser._actions:
         if (
@@ -78,7 +78,8 @@ def test_every_flag_says_its_default(name: str) -> None:
             and action.help != argparse.SUPPRESS
             and "-h" not in action.option_strings
         ):
-            assert "default" in (action.help or ""), (name, action.option_strings)
+            said = "(required)" if action.required else "default"
+            assert said in (action.help or ""), (name, action.option_strings)
 
 
 @pytest.mark.parametrize("argv", [["--help"], *([*name.split(), "--help"] for name in commands())])
