@@ -8,7 +8,8 @@ too. The shapes:
   client_secret, secret, password, passwd, pwd, auth, private_key, access_key,
   credential(s), also as the last word of a longer name (`DB_PASSWORD`, `NPM_TOKEN`,
   `OPENAI_API_KEY`, `x-api-key`) and `secret` anywhere in one (`AWS_SECRET_ACCESS_KEY`)
-  (separators `=` or `:`, quotes allowed; at least `MIN_VALUE` characters); in parsed JSON,
+  (separators `=` or `:`, quotes allowed, escaped ones too (`\"`, `\\\"`), as in JSON
+  quoted once or more; at least `MIN_VALUE` characters); in parsed JSON,
   the string value of such a key (`secret_key`);
 - what follows `Authorization:` (or `Proxy-Authorization:`) after its scheme, whatever the
   scheme (`Bearer`, `Basic`, `Token`, `AWS4-HMAC-SHA256`…) or none, to the end of its line
@@ -124,24 +125,24 @@ def patterns() -> Patterns:
     keyed = re.compile(
         rf"""(?ix)
         (?:\b|(?<=[_.-]))({_KEY_WORDS})
-        (["']?\s*[:=]\s*["']?)
+        ((?:\\*["'])?\s*[:=]\s*(?:\\*["'])?)
         ((?:bearer\s+|basic\s+)?)
-        ([^\s"'&,;]{{{MIN_VALUE},}})
+        ([^\s"'&,;\\]{{{MIN_VALUE},}})
         """
     )
     header = re.compile(
         r"""(?ix)
         \b((?:proxy-)?authorization)
-        (["']?[ \t]*[:=][ \t]*["']?)
+        ((?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?)
         ((?:[a-z][a-z0-9._~+/-]*[ \t]+)?)
-        ([^\s"'][^\r\n"']*)
+        ([^\s"'\\][^\r\n"'\\]*)
         """
     )
     cookie = re.compile(
         r"""(?ix)
         \b((?:set-)?cookie)
-        (["']?[ \t]*[:=][ \t]*["']?)
-        ([^\s"';=]+=[^\r\n"']*)
+        ((?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?)
+        ([^\s"';=\\]+=[^\r\n"'\\]*)
         """
     )
     url = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,31}://[^\s:/?#@\"'\[\]]*:)([^\s/?#@\"']+)(?=@)")
