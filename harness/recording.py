@@ -5,7 +5,9 @@ registry reports each dispatch of an in-process agent, and the replay endpoint r
 tool result a wire agent sends back. `ObservedProvider` reports each model reply the agent
 consumed. `RecordingObserver` normalises every call the same way, whichever boundary saw it:
 arguments become compact sorted JSON, an empty result becomes `(no output)`, and the call
-keeps where it was observed.
+keeps where it was observed. Every text recorded (a call's name and result, the final
+response) is a plain `str`: a subclass could override `__eq__` or `__contains__` and forge a
+check that grading runs on it.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from harness.messages import (
 if TYPE_CHECKING:
     from harness.messages import Message, ModelProvider, ModelReply, ToolSpec
 
-__all__ = ["FanOut", "ObservedProvider", "RecordingObserver", "RunRecord"]
+__all__ = ["FanOut", "ObservedProvider", "RecordingObserver", "RunRecord", "plain"]
 
 
 class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -65,12 +67,17 @@ def recorded(event: ToolDispatched) -> RecordedCall:
     """The call `event` reports, normalised as every recorded call is."""
     arguments = "" if event.arguments is NOT_SEEN else compact_json(event.arguments)
     return RecordedCall(
-        name=event.name,
-        arguments=arguments,
-        result=event.result or NO_OUTPUT,
+        name=plain(event.name),
+        arguments=plain(arguments),
+        result=plain(event.result) or NO_OUTPUT,
         success=event.success,
         observed=event.observed,
     )
+
+
+def plain(text: str) -> str:
+    """`text` as a plain `str`, whatever `str` subclass it is (its overrides are not called)."""
+    return text if type(text) is str else str.__str__(text)
 
 
 class RecordingObserver:
@@ -101,7 +108,7 @@ class RecordingObserver:
         if wire:
             calls = [call for call in calls if call.observed == "wire"]
         return RunRecord(
-            final_response=final_response,
+            final_response=plain(final_response),
             tool_calls=tuple(calls),
             input_tokens=self._input_tokens,
             output_tokens=self._output_tokens,

@@ -27,8 +27,9 @@ def register(commands: Any) -> None:
 def import_command(args: argparse.Namespace) -> int:
     """Import every artifact, or none when one cannot be read: an import never half-happens."""
     from harness.history.store import History
+    from harness.reports.artifact import read_artifact
 
-    artifacts = [(path, _read(path)) for path in args.artifacts]
+    artifacts = [(path, read_artifact(path, HistoryError)) for path in args.artifacts]
     path = args.history or load_config(args.config).history
     added = 0
     with History(path) as history:
@@ -39,11 +40,3 @@ def import_command(args: argparse.Namespace) -> int:
     skipped = len(artifacts) - added
     print(f"{path}: imported {added} run(s), {skipped} already recorded")
     return 0
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as file:
-            return file.read()
-    except OSError as exc:
-        raise HistoryError(path, f"cannot read: {exc.strerror or exc}") from None

@@ -26,7 +26,11 @@ def register(commands: Any) -> None:
 
 
 def merge_command(args: argparse.Namespace) -> int:
-    """Merge, report like `harness run`, and exit with the merged result's status."""
+    """Merge, report like `harness run`, and exit with the merged result's status.
+
+    A merge of an interrupted shard exits as that shard did (130 for SIGINT, 143 for SIGTERM).
+    """
+    from harness.pipeline.interrupt import exit_status
     from harness.reports.merge import merge_reports, read_part
     from harness.reports.outputs import Outputs, show, write_artifacts
 
@@ -36,4 +40,6 @@ def merge_command(args: argparse.Namespace) -> int:
     outputs = Outputs(report, git_commit=commit)
     show(outputs, args.format)
     write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
+    if report.interrupted is not None:
+        return exit_status(report.interrupted)
     return report.exit_code()
