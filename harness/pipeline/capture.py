@@ -122,7 +122,7 @@ def _flush() -> None:
 
 def _writer(fd: int) -> IO[str]:
     """A line-buffered text writer over `fd`, which it leaves open."""
-    return open(fd, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
+    return open(fd, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
 
 
 def _capture_files() -> tuple[int, IO[bytes], IO[bytes]]:
@@ -130,7 +130,10 @@ def _capture_files() -> tuple[int, IO[bytes], IO[bytes]]:
     if _files is None or _files[0] != os.getpid():
         import tempfile
 
-        _files = (os.getpid(), tempfile.TemporaryFile(), tempfile.TemporaryFile())
+        # Kept open for the life of the process, emptied for each case.
+        out = tempfile.TemporaryFile()  # noqa: SIM115
+        err = tempfile.TemporaryFile()  # noqa: SIM115
+        _files = (os.getpid(), out, err)
     return _files
 
 

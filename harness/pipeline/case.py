@@ -12,6 +12,7 @@ from harness.grading.result import GradeContext, GradeResult
 from harness.messages import ModelProvider, Observer
 from harness.pipeline.capture import Capture, Captured
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
+from harness.pipeline.watchdog import on_timer
 from harness.recording import FanOut, ObservedProvider, RecordingObserver
 from harness.replay.agent import Agent
 from harness.replay.context import CaseContext, Endpoint
@@ -110,6 +111,8 @@ def _play(
 
     try:
         try:
+            if setup.in_worker:  # SIGINT is ignored there: nothing it raises is a signal
+                return on_timer(timeout, play), None, None
             return within(timeout, play, threaded=setup.can_hang), None, None
         finally:
             close = getattr(built[0], "close", None) if built else None
@@ -121,13 +124,17 @@ def _play(
         return "", *_failure(exc)
     except (SystemExit, GeneratorExit) as exc:  # from close(), on this thread
         return "", escaped(exc), _formatted(exc)
+    except BaseException as exc:
+        if not setup.in_worker:
+            raise  # a signal to the harness: the run stops
+        return "", escaped(exc), _formatted(exc)
 
 
 def _failure(exc: Exception) -> tuple[str, str | None]:
     """A case's error for `exc`, with a traceback unless the harness itself raised it."""
-    if isinstance(exc, AgentError) and isinstance(exc.__cause__, BaseException):
-        if not isinstance(exc.__cause__, Exception):  # sys.exit() and the like: where from
-            return str(exc), _formatted(exc.__cause__)
+    cause = exc.__cause__
+    if isinstance(exc, AgentError) and cause is not None and not isinstance(cause, Exception):
+        return str(exc), _formatted(cause)  # sys.exit() and the like: show where from
     if isinstance(exc, CaseError):
         return str(exc), None
     if isinstance(exc, MemoryError):

@@ -161,6 +161,9 @@ class Setup:
     """Characters of each captured stream kept; a case that writes more errors."""
     memory_mb: int | None = None
     """The address space a subprocess or supervised agent may use, in MiB (None: no limit)."""
+    in_worker: bool = False
+    """Set inside a supervised worker: the process is expendable, so cases run on its main
+    thread under a timer signal, and whatever the agent raises errors its case."""
 
     @property
     def can_hang(self) -> bool:

@@ -16,8 +16,9 @@ each `CaseReport` back as msgpack, as `harness._parallel` does for bulk work.
 - With `agent_memory_mb`, the worker's address space is capped at what it uses when it starts
   plus that much: an agent that allocates without end gets a `MemoryError` (its case errors)
   or, at worst, kills its worker, which is a crash of its own case.
-- A worker whose case timed out (its agent thread is still running somewhere) answers, then
-  retires; the next case gets a fresh one.
+- In a worker a case runs on the main thread under a timer signal (`watchdog`), not on a
+  thread of its own: a worker whose case timed out answers, then retires, and the next case
+  gets a fresh one.
 
 Workers are forked, so they inherit the setup and the cases without pickling either; where
 there is no fork the cases run in this process, unsupervised.
@@ -26,6 +27,7 @@ there is no fork the cases run in this process, unsupervised.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -41,6 +43,7 @@ from harness.fixtures.format import Case
 from harness.pipeline.case import run_case
 from harness.pipeline.reaping import adopt_orphans, end_descendants
 from harness.pipeline.setup import Setup
+from harness.pipeline.watchdog import take_expired
 from harness.replay.process import end_group, limit_memory
 from harness.reports.model import CaseReport
 
@@ -204,7 +207,7 @@ def _crash_reason(status: int) -> str:
         how = f"exited with status {os.waitstatus_to_exitcode(status)}"
     return (
         f"the agent's process {how} while running this case (os._exit, a signal, a native "
-        "crash or the memory limit); the other cases ran in a fresh worker"
+        "crash or the memory limit); a fresh worker ran the cases after it"
     )
 
 
@@ -223,6 +226,7 @@ def _serve(connection: Connection, cases: Sequence[Case], setup: Setup) -> None:
     adopt_orphans()
     if setup.memory_mb is not None:
         limit_memory(setup.memory_mb, beyond=_address_space())
+    setup = dataclasses.replace(setup, in_worker=True)
     while True:
         try:
             index = int.from_bytes(connection.recv_bytes(), "little")
@@ -234,7 +238,7 @@ def _serve(connection: Connection, cases: Sequence[Case], setup: Setup) -> None:
             connection.send_bytes(_CONFIG + _encode([exc.source, exc.key, exc.reason]))
             return
         end_descendants()
-        retiring = any(thread.name == "harness-case" for thread in threading.enumerate())
+        retiring = take_expired()
         connection.send_bytes((_RETIRING if retiring else _REPORT) + _encode(report))
         if retiring:
             return

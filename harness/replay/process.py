@@ -70,7 +70,7 @@ class AgentProcess:
                 env={**os.environ, **env},
                 cwd=cwd,
                 start_new_session=True,
-                preexec_fn=_memory_limit(memory_mb),  # noqa: PLW1509 - setrlimit only
+                preexec_fn=_memory_limit(memory_mb),
             )
         except OSError as exc:
             self._stderr.close()
@@ -174,6 +174,7 @@ def end_group(pgid: int, grace: float = GRACE_S) -> None:
         return  # nobody left in it
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
+        _reap_group(pgid)  # a member that is this process's child stays a zombie until reaped
         try:
             os.killpg(pgid, 0)
         except (ProcessLookupError, PermissionError):
@@ -181,6 +182,12 @@ def end_group(pgid: int, grace: float = GRACE_S) -> None:
         time.sleep(0.01)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+def _reap_group(pgid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-pgid, os.WNOHANG)[0]:
+            pass
 
 
 def limit_memory(megabytes: int, *, beyond: int = 0) -> None:
