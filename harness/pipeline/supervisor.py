@@ -83,7 +83,8 @@ def run_supervised(cases: Sequence[Case], setup: Setup, jobs: int) -> Iterator[C
                     busy[worker] = (upcoming, worker.submit(upcoming))
                     upcoming += 1
             soonest = min(deadline for _, deadline in busy.values())
-            ready = wait([worker.connection for worker in busy], max(0.0, soonest - _now()))
+            left = None if soonest == float("inf") else max(0.0, soonest - _now())
+            ready = wait([worker.connection for worker in busy], left)
             for worker in list(busy):
                 index, deadline = busy[worker]
                 if worker.connection in ready:

@@ -182,3 +182,14 @@ def test_suite_report_keeps_case_order_and_metadata() -> None:
     assert [c.name for c in report.cases] == ["b", "a"]
     assert (report.suite, report.directory, report.mode) == ("s", "evals/s", "replay")
     assert report.started_at.endswith("Z")
+
+
+def test_a_suite_without_a_timeout_runs_supervised_and_errs_per_case() -> None:
+    """No case_timeout: the supervised workers wait as long as it takes; sys.exit still errs."""
+    from tests.contained_agents import misbehaving
+
+    cases = (case("exit3"), case("fine"))
+    suite = Suite(name="s", directory=".", cases=cases)
+    report = run_suite(suite, setup=Setup(agent_factory=misbehaving, case_timeout=None))
+    assert [c.error for c in report.cases] == ["the agent called sys.exit(3)", None]
+    assert report.cases[1].passed
