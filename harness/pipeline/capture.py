@@ -68,7 +68,7 @@ class Capture:
     def __init__(self, limit: int = DEFAULT_OUTPUT_LIMIT, *, live: bool = False) -> None:
         self._limit = limit
         self._live = live
-        self._saved: tuple[int, int] = (-1, -1)
+        self._saved: tuple[int | None, int | None] = (None, None)
         self._streams: tuple[Any, Any] = (None, None)
         self._writers: list[IO[str]] = []
         self.result = Captured()
@@ -77,9 +77,10 @@ class Capture:
     def __enter__(self) -> Capture:
         _flush()
         self._streams = (sys.stdout, sys.stderr)
-        self._saved = (os.dup(1), os.dup(2))
+        self._saved = (_dup(1), _dup(2))
         if self._live:
-            os.dup2(2, 1)
+            if self._saved[1] is not None:
+                os.dup2(2, 1)
             sys.stdout = sys.stderr
             return self
         _, out, err = _capture_files()
@@ -103,6 +104,10 @@ class Capture:
                 writer.close()
         sys.stdout, sys.stderr = self._streams
         for fd, saved in zip((1, 2), self._saved, strict=True):
+            if saved is None:  # it was closed before the case: closed it stays
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                continue
             os.dup2(saved, fd)
             os.close(saved)
         if not self._live:
@@ -112,6 +117,23 @@ class Capture:
             self.result = Captured(
                 stdout=stdout, stderr=stderr, stdout_chars=stdout_chars, stderr_chars=stderr_chars
             )
+
+
+def _dup(fd: int) -> int | None:
+    """A copy of `fd` to restore it from, or None when it is closed (`harness run >&-`).
+
+    The copy is numbered 3 or above: with descriptor 1 closed, a plain `dup(2)` would land on
+    1 and be overwritten by the capture.
+    """
+    try:
+        if sys.platform == "win32":
+            return os.dup(fd)
+        import fcntl
+
+        copy: int = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    except OSError:
+        return None
+    return copy
 
 
 def _flush() -> None:

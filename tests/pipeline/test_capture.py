@@ -63,3 +63,26 @@ def test_streams_are_restored_after_the_case() -> None:
     with Capture(10):
         print("x")
     assert before == (sys.stdout, sys.stderr, os.fstat(1).st_ino, os.fstat(2).st_ino)
+
+
+def test_a_closed_stdout_is_captured_then_left_closed() -> None:
+    """`harness run >&-`: the case is still captured, and descriptor 1 is closed again after."""
+    saved = os.dup(1)
+    try:
+        os.close(1)
+        with Capture(100) as capture:
+            os.write(1, b"into the capture\n")
+        closed = _is_closed(1)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    assert capture.result.stdout == "into the capture\n"
+    assert closed
+
+
+def _is_closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
