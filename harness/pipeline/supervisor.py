@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import os
 import signal
 import sys
@@ -224,6 +225,10 @@ def _serve(connection: Connection, cases: Sequence[Case], setup: Setup) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _forget_parent_threads()
+    # The run pauses the cyclic GC, but a worker lives for many cases of an agent that may
+    # make cycles: collect here, leaving the heap inherited from the harness frozen, unscanned.
+    gc.freeze()
+    gc.enable()
     adopt_orphans()
     if setup.memory_mb is not None:
         limit_memory(setup.memory_mb, beyond=_address_space())
