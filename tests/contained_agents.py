@@ -85,6 +85,19 @@ class _Misbehaving(ReferenceAgent):
         _note_pid(child.pid)
         _spawn_daemon()
 
+    def _verify_reaped(self) -> None:
+        """Run after `spawner`: every process it started must be gone already."""
+        folder = os.environ["HARNESS_TEST_PIDS"]
+        for name in os.listdir(folder):
+            pid = int(name.removesuffix(".pid"))
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as file:
+                    stat = file.read()
+            except OSError:
+                continue
+            if stat[stat.rfind(b")") + 2 :][:1] != b"Z":
+                raise RuntimeError(f"process {pid} of an earlier case is still alive")
+
     def _hang(self) -> None:
         import time
 

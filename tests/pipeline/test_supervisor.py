@@ -242,3 +242,16 @@ def test_a_hung_agent_times_out_alone_and_its_worker_is_replaced(
     assert cases["hang"]["error"].startswith("case timed out after 1s (case_timeout)")
     passed = sorted(name for name, case in cases.items() if case["passed"])
     assert passed == ["good-first", "good-last", "printer"]
+
+
+def test_processes_are_ended_when_their_case_ends_not_at_the_end_of_the_run(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """The case after the spawner, in the same worker, finds none of its processes alive."""
+    suite(write_fixture, "spawner", "verify-reaped")
+    done, document = harness_run(tmp_path, "--agent", AGENT)
+    assert len(noted_pids(tmp_path)) == 2
+    verify = cases_of(document)["verify-reaped"]
+    assert verify["error"] is None
+    assert verify["passed"] is True
+    assert done.returncode == 0
