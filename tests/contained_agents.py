@@ -98,6 +98,14 @@ class _Misbehaving(ReferenceAgent):
             if stat[stat.rfind(b")") + 2 :][:1] != b"Z":
                 raise RuntimeError(f"process {pid} of an earlier case is still alive")
 
+    def _deaf(self) -> None:
+        """Hang where the worker's timer cannot reach: SIGALRM blocked."""
+        import signal
+        import time
+
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(300)
+
     def _hang(self) -> None:
         import time
 

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ANSWER_GRACE_S", "can_supervise", "run_supervised"]
 
-ANSWER_GRACE_S = 10.0
+ANSWER_GRACE_S = 5.0
 """Seconds past the case timeout before a silent worker is killed (its own watchdog fires first)."""
 _REPORT, _RETIRING, _CONFIG = b"R", b"X", b"C"
 _encode = msgspec.msgpack.Encoder().encode

@@ -255,3 +255,17 @@ def test_processes_are_ended_when_their_case_ends_not_at_the_end_of_the_run(
     assert verify["error"] is None
     assert verify["passed"] is True
     assert done.returncode == 0
+
+
+def test_a_worker_that_never_answers_is_killed_past_its_deadline(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """An agent the timer cannot stop: the supervisor kills its worker, the next case runs."""
+    suite(write_fixture, "deaf")
+    done, document = harness_run(tmp_path, "--agent", AGENT, "--case-timeout", "1")
+    assert done.returncode == 1
+    cases = cases_of(document)
+    assert cases["deaf"]["error"] == (
+        "case timed out after 1s (case_timeout); the agent's process did not answer and was killed"
+    )
+    assert cases["good-last"]["passed"] is True
