@@ -85,3 +85,24 @@ def _zombie(pid: int) -> bool:
 def test_ending_an_empty_group_is_quiet() -> None:
     """No member left: nothing to signal, no error."""
     end_group(2**22 + 12345, grace=0.01)
+
+
+HOG = (
+    "import sys\n"
+    "sys.stdin.readline()\n"
+    "hoard = []\n"
+    "while True:\n"
+    "    hoard.append(bytearray(16 << 20))\n"
+)
+
+
+def test_a_subprocess_agent_is_held_to_its_memory_limit() -> None:
+    """agent_memory_mb caps the agent's address space: it fails to allocate and its turn errs."""
+    proc = AgentProcess([sys.executable, "-c", HOG], {}, memory_mb=200)
+    try:
+        with pytest.raises(AgentError) as caught:
+            proc.turn("go")
+    finally:
+        proc.close()
+    assert "exited with status 1 without answering the turn" in str(caught.value)
+    assert "MemoryError" in str(caught.value)
