@@ -13,6 +13,7 @@ from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
     "DEFAULT_HISTORY",
+    "DEFAULT_OUTPUT_LIMIT",
     "DEFAULT_SUITE_DIR",
     "MODES",
     "Config",
@@ -28,6 +29,8 @@ Mode = Literal["replay", "live"]
 _SECTION = "[tool.harness]"
 PATH_KEYS = ("suite_dir", "history")
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+DEFAULT_OUTPUT_LIMIT = 100_000
+"""Characters of a case's captured stdout, and of its stderr, kept in the reports."""
 """Keys holding paths, which are relative to the pyproject.toml that sets them."""
 
 
@@ -60,6 +63,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """A suite with more fixtures than this is refused."""
     follow_external_symlinks: bool = DEFAULT_LIMITS.follow_external_symlinks
     """Whether a fixture may be a symlink to a file outside its suite folder."""
+    max_output_chars: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_OUTPUT_LIMIT
+    """Characters of a case's captured stdout, and of its stderr, kept; more errors the case."""
+    agent_memory_mb: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    """The address space a subprocess or supervised agent may use, in MiB (None: no limit)."""
 
     @property
     def limits(self) -> Limits:
@@ -147,4 +154,6 @@ def _describe(message: str) -> tuple[str, str]:
         reason = f"must be one of {', '.join(map(repr, MODES))}"
     elif key == "case_timeout":
         reason = "must be a number of seconds > 0"
+    elif key in ("max_output_chars", "agent_memory_mb"):
+        reason = "must be an integer >= 1"
     return (f"{_SECTION}.{key}" if key else _SECTION), reason

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from harness._bench.spawner import Spawner
+from harness._bench.supervision import measure_supervision
 from harness._bench.synthetic import generate_suite
 
 __all__ = ["main", "measure_load", "measure_run", "measure_start"]
@@ -177,6 +178,8 @@ def _measure(
         results["load"].append(measure_load(folder, total, repeat, mix))
         for jobs in job_counts:
             results["run"].append(measure_run(spawner, folder, jobs, start, repeat, mix))
+        if mix == "mix" and size == min(sizes):
+            results["supervision"] = measure_supervision(spawner, scratch, folder, repeat)
     return results
 
 
@@ -263,4 +266,12 @@ def _table(results: dict[str, Any]) -> str:
         "",
         _table_figure(results["table"]),
     ]
+    if supervision := results.get("supervision"):
+        lines += [
+            "",
+            f"a project agent, supervised ({supervision['cases']} cases, median): "
+            f"{supervision['supervised_s']:.3f} s against {supervision['in_process_s']:.3f} s "
+            f"in process, {supervision['extra_per_case_us']:.0f} us/case more "
+            f"({supervision['ratio']:.2f}x)",
+        ]
     return "\n".join(lines)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from harness.config import Config
+from harness.config import DEFAULT_OUTPUT_LIMIT, Config
 from harness.errors import ConfigError
 from harness.grading.result import Grader
 from harness.messages import Observer
@@ -37,6 +37,7 @@ def setup_from(
     tools: str | None = None,
     agent_command: str | None = None,
     case_timeout: float | None = None,
+    capture: bool = True,
 ) -> tuple[Setup, tuple[str, ...]]:
     """The agent, tools and timeout to run with, and the names of the registered tools.
 
@@ -48,7 +49,12 @@ def setup_from(
     from harness.replay.plugin import check_tools, load_agent_factory, load_tools_factory
 
     root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
-    setup = Setup(case_timeout=case_timeout or config.case_timeout)
+    setup = Setup(
+        case_timeout=case_timeout or config.case_timeout,
+        capture=capture,
+        output_limit=config.max_output_chars,
+        memory_mb=config.agent_memory_mb,
+    )
     agent_path, source, key = _origin(agent, config.agent, "agent", config_path)
     if agent_path:
         factory = load_agent_factory(agent_path, source=source, key=key, root=root)
@@ -149,6 +155,15 @@ class Setup:
     """The project folder, where the agent command runs."""
     graders: tuple[Grader, ...] = ()
     """The project's own graders, run after the expectations."""
+    capture: bool = True
+    """Whether the agent's stdout and stderr are captured per case (False: shown live, `-s`)."""
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+    """Characters of each captured stream kept; a case that writes more errors."""
+    memory_mb: int | None = None
+    """The address space a subprocess or supervised agent may use, in MiB (None: no limit)."""
+    in_worker: bool = False
+    """Set inside a supervised worker: the process is expendable, so cases run on its main
+    thread under a timer signal, and whatever the agent raises errors its case."""
 
     @property
     def can_hang(self) -> bool:

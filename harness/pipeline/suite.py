@@ -33,7 +33,8 @@ def run_suite(
 
     With `jobs` > 1 the cases run in that many worker processes; the report is the same. The
     built-in loop replays a suite of fewer than `PARALLEL_MIN` cases here even so: workers would
-    cost more than they save.
+    cost more than they save. The project's own agent or tools always run in supervised
+    workers (`jobs` of them, at least one), so an exit or a crash errors only its own case.
 
     Args:
         suite: The cases to run.
@@ -51,7 +52,11 @@ def run_suite(
     interrupted = None
     stopped_early = False
     with gc_paused():
-        if _in_workers(suite, setup, jobs):
+        if _supervised(suite, setup):
+            from harness.pipeline.supervisor import run_supervised
+
+            reports: Iterator[CaseReport] = run_supervised(suite.cases, setup, jobs)
+        elif _in_workers(suite, setup, jobs):
             from harness._parallel import run_in_workers
 
             reports = run_in_workers(
@@ -105,6 +110,15 @@ def _watched(
                 close()  # workers: the chunks not yet started are cancelled
             return True
     return False
+
+
+def _supervised(suite: Suite, setup: Setup) -> bool:
+    """Whether the project's own code runs the cases, in supervised workers."""
+    if not setup.can_hang or not suite.cases:
+        return False
+    from harness.pipeline.supervisor import can_supervise
+
+    return can_supervise()
 
 
 def _in_workers(suite: Suite, setup: Setup, jobs: int) -> bool:

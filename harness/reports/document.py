@@ -55,6 +55,9 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     tool_calls: tuple[RecordedCall, ...]
     traceback: str | None = None
     requests: tuple[Any, ...] = ()
+    # What the agent printed, bounded and redacted; left out of the document when empty.
+    stdout: str | msgspec.UnsetType = msgspec.UNSET
+    stderr: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,6 +129,8 @@ def _case_document(case: CaseReport) -> CaseDocument:
         tool_calls=case.record.tool_calls,
         traceback=case.traceback,
         requests=case.record.requests,
+        stdout=case.stdout or msgspec.UNSET,
+        stderr=case.stderr or msgspec.UNSET,
     )
 
 
@@ -208,6 +213,8 @@ def case_from_document(case: CaseDocument) -> CaseReport:
             requests=case.requests,
         ),
         duration=case.duration_s,
+        stdout=case.stdout or "",
+        stderr=case.stderr or "",
     )
 
 

@@ -80,6 +80,7 @@ def _testcase(suite: str, case: CaseReport) -> TestCase:
         classname=f"harness.{xml_safe(suite)}",
         elapsed_sec=case.duration,
         stdout=_trace(case),
+        stderr=xml_safe(case.stderr, OUTPUT_LIMIT) or None,
         file=xml_safe(case.source),
     )
     if case.error is not None:
@@ -105,6 +106,8 @@ def _trace(case: CaseReport) -> str:
         lines.append(f"  {index}. {call.name} {call.arguments} -> {quote(call.result)} [{status}]")
     lines.append(f"final response: {quote(record.final_response)}")
     lines.append(f"tokens: {record.input_tokens} in, {record.output_tokens} out")
+    if case.stdout:  # what the agent printed, after the trace
+        lines += ("captured stdout:", case.stdout)
     return xml_safe("\n".join(lines), OUTPUT_LIMIT)
 
 

@@ -35,6 +35,10 @@ class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What the run did, up to where it stopped."""
     duration: float = 0.0
     """Wall time of the case, in seconds."""
+    stdout: str = ""
+    """What the agent wrote to stdout during the case, bounded and redacted (empty: nothing)."""
+    stderr: str = ""
+    """What the agent wrote to stderr during the case, bounded and redacted."""
 
     @property
     def passed(self) -> bool:

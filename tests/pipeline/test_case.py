@@ -237,3 +237,14 @@ def test_a_str_subclass_cannot_forge_a_pass() -> None:
     failed = [grade.check for grade in report.grades if not grade.passed]
     assert failed == ['response_contains("goodbye")', 'tool_results_contain("echo", "secret")']
     assert not report.passed
+
+
+def test_a_suite_without_a_timeout_runs_supervised_and_errs_per_case() -> None:
+    """No case_timeout: the supervised workers wait as long as it takes; sys.exit still errs."""
+    from tests.contained_agents import misbehaving
+
+    cases = (case("exit3"), case("fine"))
+    suite = Suite(name="s", directory=".", cases=cases)
+    report = run_suite(suite, setup=Setup(agent_factory=misbehaving, case_timeout=None))
+    assert [c.error for c in report.cases] == ["the agent called sys.exit(3)", None]
+    assert report.cases[1].passed

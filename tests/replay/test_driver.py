@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import msgspec
 import pytest
@@ -63,3 +64,38 @@ def test_within_returns_raises_and_times_out() -> None:
     with pytest.raises(CaseTimeout, match=r"case timed out after 0\.2s"):
         within(0.2, lambda: time.sleep(10))
     assert time.monotonic() - started < 5
+
+
+class _Custom(BaseException):
+    pass
+
+
+def _exit(code: object) -> str:
+    raise SystemExit(code)
+
+
+def _raise(error: BaseException) -> str:
+    raise error
+
+
+@pytest.mark.parametrize(
+    ("work", "message"),
+    [
+        (lambda: _exit(3), "the agent called sys.exit(3)"),
+        (lambda: _exit(None), "the agent called sys.exit()"),
+        (lambda: _exit("bye"), "the agent called sys.exit('bye')"),
+        (lambda: _raise(KeyboardInterrupt()), "the agent raised KeyboardInterrupt itself"),
+        (lambda: _raise(GeneratorExit()), "the agent raised GeneratorExit"),
+        (lambda: _raise(_Custom("mine")), "the agent raised _Custom: mine"),
+    ],
+    ids=["exit3", "exit", "exit-text", "keyboard", "generator-exit", "custom"],
+)
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_what_is_not_an_exception_errors_the_case(
+    work: Any, message: str, timeout: float | None
+) -> None:
+    """On the watchdog thread, sys.exit and other BaseExceptions become an AgentError."""
+    with pytest.raises(AgentError) as caught:
+        within(timeout, work, threaded=True)
+    assert str(caught.value).startswith(message)
+    assert isinstance(caught.value.__cause__, BaseException)

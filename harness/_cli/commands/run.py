@@ -115,6 +115,15 @@ def register(commands: Any) -> None:
     run.add_argument(
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
     )
+    run.add_argument(
+        "-s",
+        "--capture",
+        nargs="?",
+        const="no",
+        default="fd",
+        choices=("fd", "no"),
+        help="fd: capture the agent's output per case; -s or no: show it live (default: fd)",
+    )
     run.set_defaults(handler=run_command)
 
 
@@ -154,6 +163,7 @@ def _run(args: argparse.Namespace) -> int:
         tools=args.tools,
         agent_command=args.agent_command,
         case_timeout=args.case_timeout,
+        capture=args.capture != "no",
     )
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
     suite = load_suite(folder, tool_names, config.limits, args.jobs)
