@@ -19,8 +19,10 @@ from harness.reports.junit import (
     JUnitContext,
     junit_names,
     suite_header,
-    testcase_xml as render_testcase,
     to_junit_xml,
+)
+from harness.reports.junit import (
+    testcase_xml as render_testcase,
 )
 from harness.reports.model import CaseReport, SuiteReport
 from harness.text import QUOTE_LIMIT
