@@ -58,8 +58,10 @@ def step_summary(
     failure_lines: list[str] = []
     for case in failures:
         problems = _problems(case)
-        failure_lines.append(f"- **{_cell(case.name)}**: {_cell(problems[0])}")
-        failure_lines += (f"  - {_cell(problem)}" for problem in problems[1:])
+        # One entry a case, its every failed check with it: a cut never splits a case.
+        entry = [f"- **{_cell(case.name)}**: {_cell(problems[0])}"]
+        entry += (f"  - {_cell(problem)}" for problem in problems[1:])
+        failure_lines.append("\n".join(entry))
     # Failing cases first in the table too: they are what a cut must keep.
     ordered = failures + [case for case in report.cases if case.passed]
     rows = [
@@ -79,13 +81,15 @@ def step_summary(
     ]
     for number, (title, body) in enumerate(sections):
         title_size = sum(len(line.encode()) + 1 for line in title)
-        if not body or size + title_size > budget:
-            continue
+        if not body or size + title_size + len(body[0].encode()) + 1 > budget:
+            continue  # a heading with nothing under it says nothing
         lines += title
         size += title_size
+        full = True
         for line in body:
             cost = len(line.encode()) + 1
             if size + cost > budget:
+                full = False
                 break
             lines.append(line)
             size += cost
@@ -93,6 +97,8 @@ def step_summary(
                 shown_failures += line.startswith("- ")
             else:
                 shown_rows += 1
+        if not full:
+            break  # the rest would only be the start of the next section
     left_failures, left_rows = len(failures) - shown_failures, len(rows) - shown_rows
     if left_failures or left_rows:
         lines += [

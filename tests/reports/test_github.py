@@ -68,6 +68,7 @@ def test_summary_stays_under_one_mebibyte_and_says_what_it_left_out() -> None:
     shown = text.count("\n- **case-")
     assert f"{10_000 - shown} failing case(s) of 10000" in last
     assert "artifacts/regression.junit.xml" in last
+    assert "#### Cases" not in text  # cut in the failures: the table is left out whole
 
 
 def test_a_small_summary_is_never_cut() -> None:
