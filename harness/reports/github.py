@@ -64,9 +64,10 @@ def step_summary(
         failure_lines.append("\n".join(entry))
     # Failing cases first in the table too: they are what a cut must keep.
     ordered = failures + [case for case in report.cases if case.passed]
+    here = os.getcwd()
     rows = [
-        f"| {'✅' if case.passed else '❌'} | {_cell(case.name)} | {_cell(_path(case.source))} "
-        f"| {_checks(case)} |"
+        f"| {'✅' if case.passed else '❌'} | {_cell(case.name)} "
+        f"| {_cell(relative_path(case.source, None, here))} | {_checks(case)} |"
         for case in ordered
     ]
     where = ", ".join(_cell(path) for path in artifacts) or "the job log"
@@ -142,7 +143,7 @@ def annotation_commands(report: SuiteReport, limit: int = MAX_ANNOTATIONS) -> li
         message = failure.text()
         if failure.more:
             message += f" (+{failure.more} more)"
-        where = f"file={workflow_property(_path(case.source))}"
+        where = f"file={workflow_property(relative_path(case.source))}"
         line = failure_line(case, failure)
         if line is not None:
             where += f",line={line}"
@@ -191,7 +192,3 @@ def _checks(case: CaseReport) -> str:
 def _cell(text: str) -> str:
     """Text that cannot break a Markdown table row or inject HTML, cut to `CELL_LIMIT`."""
     return markdown(text, CELL_LIMIT)
-
-
-def _path(source: str) -> str:
-    return relative_path(source)

@@ -91,14 +91,19 @@ _SPECIAL_TEXT = re.compile("[&<>\r]").search
 class JUnitContext:
     """What every testcase of one document shares: its classname, root folder and flavour."""
 
-    __slots__ = ("classname", "flavor", "root")
+    __slots__ = ("classname", "flavor", "here", "root")
 
     def __init__(self, suite: str, directory: str, flavor: str = "full") -> None:
         if flavor not in FLAVORS:
             raise ValueError(f"unknown JUnit flavour {flavor!r}: choose one of {FLAVORS}")
         self.classname = _attribute(f"harness.{_name(suite)}")
         self.root = repository_root(os.path.abspath(directory or "."))
+        self.here = os.getcwd()
         self.flavor = flavor
+
+    def file(self, path: str) -> str:
+        """`path` relative to the repository root, as an attribute value."""
+        return _attribute(_name(relative_path(path, self.root, self.here)))
 
 
 def junit_names(cases: Iterable[tuple[str, str]]) -> list[str]:
@@ -177,7 +182,7 @@ def suite_header(
         f'errors="{errors}" skipped="0" time="{seconds}"'
         + (f' timestamp="{_attribute(report.started_at)}"' if report.started_at else "")
         + f' hostname="{_attribute(_name(host))}"'
-        f' file="{_attribute(_name(relative_path(report.directory or ".", context.root)))}">',
+        f' file="{context.file(report.directory or ".")}">',
         "    <properties>",
         *(
             f'      <property name="{name}" value="{_attribute(xml_safe(value))}" />'
@@ -199,7 +204,7 @@ def testcase_xml(case: CaseReport, name: str, context: JUnitContext) -> str:
         f'time="{_seconds(case.duration, 6)}"'
     )
     if context.flavor == "full":
-        head += f' file="{_attribute(_name(relative_path(case.source, context.root)))}"'
+        head += f' file="{context.file(case.source)}"'
     outcome = ""
     if case.error is not None or not case.grades or not all(g.passed for g in case.grades):
         failure = first_failure(case)

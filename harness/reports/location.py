@@ -48,25 +48,30 @@ def repository_root(start: str) -> str:
     return os.path.realpath(os.curdir)
 
 
-def relative_path(path: str, root: str | None = None) -> str:
+def relative_path(path: str, root: str | None = None, here: str | None = None) -> str:
     """`path` relative to the repository root (`root`, or the one found above `path`), with `/`.
 
     The folder is resolved (symlinks included), the file name kept: a fixture that is a
-    symlink is still shown under its own name.
+    symlink is still shown under its own name. `here`, the current folder, can be given by a
+    caller that resolves many paths.
     """
     folder, slash, name = path.rpartition(os.sep)
     if not slash:
         folder, name = os.curdir, path
-    return _relative_folder(folder or os.sep, root) + name
+    # A relative folder is keyed with the current folder (`here`, found when not given),
+    # which gives it its meaning.
+    if here is None:
+        here = "" if os.path.isabs(path) else os.getcwd()
+    return _relative_folder(folder or os.sep, root, here) + name
 
 
 @functools.lru_cache(maxsize=256)
-def _relative_folder(folder: str, root: str | None) -> str:
-    """`folder` relative to the root, with a trailing `/` (empty at the root itself).
+def _relative_folder(folder: str, root: str | None, here: str) -> str:
+    """`folder` (relative to `here`) relative to the root, with a trailing `/`.
 
     Cached: a suite's fixtures share one folder, resolved once rather than once a case.
     """
-    real = os.path.realpath(os.path.abspath(folder or os.curdir))
+    real = os.path.realpath(os.path.join(here, folder))
     top = root if root is not None else repository_root(real)
     relative = os.path.relpath(real, top).replace(os.sep, "/")
     return "" if relative == "." else relative + "/"
