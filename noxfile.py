@@ -118,7 +118,11 @@ def shard(session: nox.Session) -> None:
 
 @nox.session
 def merge(session: nox.Session) -> None:
-    """Merge every shard report under artifacts/shards/ into artifacts/regression.*."""
+    """Merge every shard report under artifacts/shards/ into artifacts/regression.*.
+
+    In GitHub Actions this is also where a sharded run gets its one job summary and its
+    annotations: `harness merge` writes them as `harness run` does.
+    """
     parts = sorted(glob.glob(f"{ARTIFACTS}/shards/**/regression-*-of-*.json", recursive=True))
     if not parts:
         session.error(f"no shard reports under {ARTIFACTS}/shards/: run `nox -s shard` first")

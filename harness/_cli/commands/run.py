@@ -51,6 +51,12 @@ def register(commands: Any) -> None:
     run.add_argument("--json", metavar="PATH", help="also write the JSON report (default: none)")
     run.add_argument("--junit", metavar="PATH", help="also write JUnit XML (default: none)")
     run.add_argument(
+        "--junit-flavor",
+        choices=("full", "strict"),
+        default="full",
+        help="full: testcase file/line for CI reporters; strict: junit-10 (default: full)",
+    )
+    run.add_argument(
         "--history",
         metavar="PATH",
         nargs="?",
@@ -206,11 +212,13 @@ def _run(args: argparse.Namespace) -> int:
             show(outputs, args.format)
     except BrokenPipeError:  # the reader went away: the artifacts and the status still count
         reader_gone()
-    write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
+    write_artifacts(
+        outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
+    )
     if args.history is not None:
         _record(outputs, args.history or config.history)
     try:
-        publish(report, args.format)
+        publish(report, args.format, [path for path in (args.json, args.junit) if path])
     except BrokenPipeError:
         reader_gone()
     if report.interrupted is not None:
