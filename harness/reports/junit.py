@@ -102,7 +102,11 @@ def _trace(case: CaseReport) -> str:
     lines = [f"tool calls: {len(record.tool_calls)}"]
     for index, call in enumerate(record.tool_calls, 1):
         status = "ok" if call.success else "FAILED"
-        lines.append(f"  {index}. {call.name} {call.arguments} -> {quote(call.result)} [{status}]")
+        if call.result is None:
+            result, status = "(no result)", "NO RESULT"
+        else:
+            result = quote(call.result)
+        lines.append(f"  {index}. {call.name} {call.arguments} -> {result} [{status}]")
     lines.append(f"final response: {quote(record.final_response)}")
     lines.append(f"tokens: {record.input_tokens} in, {record.output_tokens} out")
     return xml_safe("\n".join(lines), OUTPUT_LIMIT)
