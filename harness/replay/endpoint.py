@@ -128,7 +128,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         """Refuse a bare HTTP/0.9 line (no version) with a 400 and close."""
-        words = self.raw_requestline.decode("iso-8859-1").split()
+        self.requestline = self.raw_requestline.decode("iso-8859-1").rstrip("\r\n")
+        words = self.requestline.split()
         if len(words) == 2:
             self.request_version = "HTTP/1.0"
             self.close_connection = True
