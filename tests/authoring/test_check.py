@@ -287,3 +287,35 @@ def test_vacuous_negative_and_unknown_tools_get_hints(
     assert (warning["severity"], warning["file"].endswith("unknown.json")) == ("warning", True)
     assert warning["location"] == "$.turns[0].steps[0].response.tool_calls[0].name"
     assert "'ech0', which is not a registered tool" in warning["message"]
+
+
+WIRE_EXPECTS = {
+    "response_contains": ["hello"],
+    "exact_tool_calls": 1,
+    "tool_results_contain": [{"tool": "echo", "needle": "hello"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("agent", "expects", "total", "survivors"),
+    [
+        (None, {**WIRE_EXPECTS, "all_tools_succeeded": True}, 6, ["alter_arguments(0)"]),
+        ("tests.wire_agents:responses_factory", WIRE_EXPECTS, 4, []),
+        ("tests.wire_anthropic:factory", {**WIRE_EXPECTS, "all_tools_succeeded": True}, 5, []),
+    ],
+    ids=["in-process", "responses", "anthropic"],
+)
+def test_wire_strength_counts_only_observed_mutants(
+    agent: str | None,
+    expects: dict[str, Any],
+    total: int,
+    survivors: list[str],
+    write_fixture: WriteFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Over the wire no argument mutant is made, nor a success one without an error flag."""
+    suite = write_fixture("a.json", echo_trace(kind="positive", expects=expects)).parent
+    flags = ["--agent", agent] if agent else []
+    _, report = check(["--suite", str(suite), *flags], capsys)
+    (row,) = report["strengths"]
+    assert (row["total"], row["survivors"], row["note"]) == (total, survivors, "")

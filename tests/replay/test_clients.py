@@ -4,6 +4,8 @@ variant fails it (`openai`, `anthropic`, `openai-agents`, `pydantic-ai`)."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -189,3 +191,38 @@ def test_multi_turn_history_is_not_counted_twice(agent: str, write_fixture: Writ
     status, case = run(write_fixture, echo_trace(turns=TWO_TURNS, expects=expects), agent)
     assert (status, case["error"], failed_checks(case)) == (0, None, [])
     assert len(case["requests"]) == 3
+
+
+def test_tool_names_declare_a_wire_agents_own_tools(
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A fixture may name a tool it does not script once `tool_names` declares it."""
+    trace = echo_trace(expects={**ROUND_TRIP, "tools_not_used": ["delete_all"]})
+    write_fixture("a.json", trace)
+    agent = "tests.wire_agents:responses_factory"
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.harness]\nsuite_dir = "suite"\nagent = "{agent}"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["run"]) == 2
+    assert "or --tool-names a,b" in capsys.readouterr().err
+    assert main(["run", "--tool-names", "delete_all"]) == 0
+    command = f"{sys.executable} -c pass"
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.harness]\nsuite_dir = "suite"\nagent_command = "{command}"\n'
+    )
+    capsys.readouterr()
+    assert main(["run"]) == 2
+    assert (
+        'names tool "delete_all", which is neither registered nor scripted'
+        in capsys.readouterr().err
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.harness]\nsuite_dir = "suite"\nagent_command = "{command}"\n'
+        'tool_names = ["delete_all"]\n'
+    )
+    assert main(["run"]) == 1  # admitted: the agent (`pass`) then errors its case
+    assert main(["run", "--tool-names", "other"]) == 2  # the flag overrides the key
