@@ -52,6 +52,9 @@ class OpenAIAgent:
             {"role": "system", "content": "You are a helpful assistant."}
         ]
 
+    def close(self) -> None:
+        self.client.close()
+
     def turn(self, user_input: str) -> str:
         self.messages.append({"role": "user", "content": user_input})
         for _ in range(10):
@@ -119,7 +122,7 @@ def dropping_factory(context: CaseContext) -> OpenAIAgent:
     return OpenAIAgent(context.base_url, context.api_key, stream=False, drop_result=True)
 
 
-RESPONSES_TOOL = {
+RESPONSES_TOOL: Any = {
     "type": "function",
     "name": "echo",
     "description": "Echo back the given message.",
@@ -136,6 +139,9 @@ class ResponsesAgent:
         self.broken = broken
         self.items: list[Any] = []
 
+    def close(self) -> None:
+        self.client.close()
+
     def turn(self, user_input: str) -> str:
         self.items.append({"role": "user", "content": user_input})
         for _ in range(10):
@@ -143,7 +149,7 @@ class ResponsesAgent:
             self.items += [item.model_dump(exclude_none=True) for item in response.output]
             calls = [item for item in response.output if item.type == "function_call"]
             if not calls:
-                return response.output_text
+                return str(response.output_text)
             for call in calls:
                 output = "(broken)" if self.broken else echo(call.arguments)
                 self.items.append(
@@ -168,13 +174,20 @@ class AsyncResponsesAgent:
     """The same loop on `AsyncOpenAI`, streaming through the raw event iterator."""
 
     def __init__(self, context: CaseContext) -> None:
-        self.client = AsyncOpenAI(base_url=context.base_url, api_key=context.api_key, max_retries=0)
+        self.context = context
         self.items: list[Any] = []
 
     async def turn(self, user_input: str) -> str:
+        context = self.context
+        async with AsyncOpenAI(
+            base_url=context.base_url, api_key=context.api_key, max_retries=0
+        ) as client:
+            return await self._loop(client, user_input)
+
+    async def _loop(self, client: AsyncOpenAI, user_input: str) -> str:
         self.items.append({"role": "user", "content": user_input})
         for _ in range(10):
-            events = await self.client.responses.create(
+            events: Any = await client.responses.create(
                 model="gpt-test", input=self.items, tools=[RESPONSES_TOOL], stream=True
             )
             response: Any = None

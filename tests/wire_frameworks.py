@@ -90,7 +90,7 @@ class PydanticAIAgent:
             agent: Any = Agent(model, output_type=Answer, instructions="You are helpful.")
             broken = self.broken
 
-            @agent.tool_plain
+            @agent.tool_plain  # type: ignore[untyped-decorator]
             def echo(message: str) -> str:
                 """Echo back the given message."""
                 return _echo(message, broken)

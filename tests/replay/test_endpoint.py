@@ -4,11 +4,11 @@ recording at the wire."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import ExitStack
 import sys
 import textwrap
 import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,8 @@ from openai import BadRequestError, OpenAI
 from harness._cli.main import main
 from harness.fixtures.format import LlmTrace
 from harness.recording import ObservedProvider, RecordingObserver
-from harness.replay.provider import ReplayProvider
 from harness.replay.endpoint import ReplayServer
+from harness.replay.provider import ReplayProvider
 from harness.replay.session import ScriptedReplies
 from tests.builders import ECHO_TRACE, echo_trace, text_step
 from tests.conftest import WriteFixture

@@ -46,7 +46,7 @@ def test_a_call_the_turn_ends_on_is_a_call_without_result() -> None:
 
 def test_an_earlier_call_echoed_without_result_is_an_error() -> None:
     """The loop went on with the call in its history but without its result."""
-    session, observer, _ = session_of([calls_step(("echo", {})), text_step("done")])
+    session, _, _ = session_of([calls_step(("echo", {})), text_step("done")])
     session.serve(CHAT_COMPLETIONS, PATH, {"messages": []})
     session.serve(CHAT_COMPLETIONS, PATH, {"messages": [echoed("call_1")]})
     (problem,) = session.close().problems
