@@ -29,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from harness.errors import WireRequestError
 from harness.messages import ModelReply
 from harness.replay.anthropic import ANTHROPIC
 from harness.replay.chat_completions import CHAT_COMPLETIONS
@@ -113,10 +114,6 @@ def shared_server() -> ReplayServer:
         return _shared
 
 
-class _BadRequest(Exception):
-    """A request the endpoint refuses with a 400 (the message names the problem)."""
-
-
 class _Handler(BaseHTTPRequestHandler):
     server_state: ReplayServer
     raw_requestline: bytes
@@ -151,7 +148,7 @@ class _Handler(BaseHTTPRequestHandler):
         session = self.server_state.find(_api_key(self))
         try:
             body = self._body()
-        except _BadRequest as exc:
+        except WireRequestError as exc:
             self.close_connection = True  # the rest of the body, if any, is never read
             if session is not None:
                 session.keep(path, 400, None)
@@ -193,9 +190,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw or b"{}")
         except (ValueError, UnicodeDecodeError) as exc:
-            raise _BadRequest(f"request body is not JSON: {exc}") from None
+            raise WireRequestError(f"request body is not JSON: {exc}") from None
         if not isinstance(body, dict):
-            raise _BadRequest("request body must be a JSON object")
+            raise WireRequestError("request body must be a JSON object")
         return body
 
     def _chunked(self) -> bytes:
@@ -206,9 +203,9 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 size = int(line.split(b";", 1)[0].strip(), 16)
             except ValueError:
-                raise _BadRequest("malformed chunked request body") from None
+                raise WireRequestError("malformed chunked request body") from None
             if size < 0 or total + size > MAX_REQUEST_BYTES:
-                raise _BadRequest(f"request body over {MAX_REQUEST_BYTES} bytes")
+                raise WireRequestError(f"request body over {MAX_REQUEST_BYTES} bytes")
             if size == 0:
                 while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
                     pass  # trailers
@@ -255,10 +252,10 @@ def _length(header: str | None) -> int:
         return 0
     text = header.strip()
     if not text.isdigit():
-        raise _BadRequest(f"Content-Length {header[:40]!r} is not a non-negative integer")
+        raise WireRequestError(f"Content-Length {header[:40]!r} is not a non-negative integer")
     length = int(text)
     if length > MAX_REQUEST_BYTES:
-        raise _BadRequest(f"request body over {MAX_REQUEST_BYTES} bytes")
+        raise WireRequestError(f"request body over {MAX_REQUEST_BYTES} bytes")
     return length
 
 
