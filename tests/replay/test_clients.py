@@ -226,3 +226,43 @@ def test_tool_names_declare_a_wire_agents_own_tools(
     )
     assert main(["run"]) == 1  # admitted: the agent (`pass`) then errors its case
     assert main(["run", "--tool-names", "other"]) == 2  # the flag overrides the key
+
+
+ANTHROPIC_SCRIPT = """
+import json, sys
+from anthropic import Anthropic
+
+client = Anthropic(max_retries=0)  # ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY from the harness
+tools = [{"name": "echo", "input_schema": {"type": "object"}}]
+messages = []
+for line in sys.stdin:
+    messages.append({"role": "user", "content": json.loads(line)["user_input"]})
+    while True:
+        message = client.messages.create(
+            model="any", max_tokens=64, messages=messages, tools=tools
+        )
+        messages.append({"role": "assistant", "content": [b.model_dump() for b in message.content]})
+        calls = [b for b in message.content if b.type == "tool_use"]
+        if not calls:
+            break
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": c.id, "content": c.input["message"]}
+            for c in calls
+        ]})
+    text = "".join(b.text for b in message.content if b.type == "text")
+    print(json.dumps({"response": text}), flush=True)
+"""
+
+
+def test_an_anthropic_subprocess_gets_its_environment(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """agent_command agents get ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY; success is graded."""
+    (tmp_path / "agent.py").write_text(ANTHROPIC_SCRIPT)
+    expects = {**ROUND_TRIP, "all_tools_succeeded": True}
+    suite = write_fixture("a.json", echo_trace(expects=expects)).parent
+    command = f"{sys.executable} {tmp_path / 'agent.py'}"
+    argv = ["run", "--suite", str(suite), "--json", str(suite / "r"), "--agent-command", command]
+    assert main([*argv, "--tool-names", "echo"]) == 0
+    (case,) = json.loads((suite / "r").read_text())["cases"]
+    assert case["tool_calls"][0]["result"] == "hello"
