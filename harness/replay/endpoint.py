@@ -95,6 +95,12 @@ class ReplayServer:
         with self._lock:
             return self._sessions.get(api_key)
 
+    def only(self) -> WireSession | None:
+        """The one open session, if exactly one is: a request with a wrong key is its case's."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+        return sessions[0] if len(sessions) == 1 else None
+
     def close(self) -> None:
         """Stop serving."""
         self._httpd.shutdown()
@@ -155,6 +161,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(protocol or _guess(self), 400, str(exc), "invalid_request")
             return
         if session is None:
+            sole = self.server_state.only()
+            if sole is not None:  # kept for diagnosis where it can only be that case's
+                sole.keep(path, 401, body)
             message = "unknown API key: use the key the harness gave this case"
             self._error(protocol or _guess(self), 401, message, "invalid_api_key")
             return

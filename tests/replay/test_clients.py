@@ -266,3 +266,28 @@ def test_an_anthropic_subprocess_gets_its_environment(
     assert main([*argv, "--tool-names", "echo"]) == 0
     (case,) = json.loads((suite / "r").read_text())["cases"]
     assert case["tool_calls"][0]["result"] == "hello"
+
+
+def test_cases_over_the_wire_stay_isolated_with_jobs(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Several cases in worker processes: each records only its own calls and requests."""
+    for index in range(4):
+        message = f"hello-{index}"
+        step = calls_step(("echo", {"message": message}))
+        turns = [{"user_input": "Echo", "steps": [step, text_step(f"said {message}")]}]
+        expects = {
+            "response_contains": [message],
+            "exact_tool_calls": 1,
+            "tool_results_contain": [{"tool": "echo", "needle": message}],
+        }
+        trace = echo_trace(model_name=f"c{index}", turns=turns, expects=expects)
+        suite = write_fixture(f"c{index}.json", trace).parent
+    argv = ["run", "--suite", str(suite), "--jobs", "2", "--format", "json"]
+    assert main([*argv, "--agent", "tests.wire_agents:responses_factory"]) == 0
+    cases = json.loads(capsys.readouterr().out)["cases"]
+    assert [case["name"] for case in cases] == ["c0", "c1", "c2", "c3"]
+    for index, case in enumerate(cases):
+        (call,) = case["tool_calls"]
+        assert call["result"] == f"hello-{index}"
+        assert len(case["requests"]) == 2

@@ -159,13 +159,21 @@ def test_routes_ignore_the_query_and_take_x_api_key(
     )
 
 
-def test_a_wrong_key_is_a_401(server: ReplayServer) -> None:
-    """In the protocol's shape: Anthropic's for an x-api-key request."""
+def test_a_wrong_key_is_a_401_kept_by_the_only_open_case(
+    server: ReplayServer, session: WireSession
+) -> None:
+    """In the protocol's shape (Anthropic's for an x-api-key request); with one case open,
+    the request is kept in its report."""
     raw = post(CHAT, "nope", MESSAGES)
     assert exchange(server, raw)[2]["error"]["code"] == "invalid_api_key"
     raw = post("/v1/messages", "nope", b"{}", "x-api-key: nope")
     status, _, answer = exchange(server, raw)
     assert (status, answer["error"]["type"]) == (401, "authentication_error")
+    assert [(r["path"], r["status"]) for r in session.requests] == [
+        (CHAT, 401),
+        ("/v1/messages", 401),
+    ]
+    assert session.requests[0]["body"]["model"] == "m"
 
 
 def test_a_bare_http_09_line_is_answered_and_closed(server: ReplayServer) -> None:
