@@ -319,3 +319,24 @@ def test_wire_strength_counts_only_observed_mutants(
     _, report = check(["--suite", str(suite), *flags], capsys)
     (row,) = report["strengths"]
     assert (row["total"], row["survivors"], row["note"]) == (total, survivors, "")
+
+
+def test_check_refuses_what_an_agent_command_cannot_show(
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With agent_command configured, tool_arguments_contain is a load error of the check."""
+    expects = {**WIRE_EXPECTS, "tool_arguments_contain": [{"tool": "echo", "needle": "hello"}]}
+    write_fixture("a.json", echo_trace(kind="positive", expects=expects))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.harness]\nsuite_dir = "suite"\nagent_command = "true"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    status, report = check([], capsys)
+    assert status == 1
+    (finding,) = [f for f in report["findings"] if f["severity"] == "error"]
+    assert (finding["rule"], finding["location"]) == ("load", "$.expects.tool_arguments_contain")
+    assert "refused in wire mode (agent_command)" in finding["message"]
+    assert report["strengths"] == []
