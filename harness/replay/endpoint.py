@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
 from harness.errors import WireRequestError
-from harness.messages import ModelReply
+from harness.messages import ModelReply, Observer
 from harness.replay.anthropic import ANTHROPIC
 from harness.replay.chat_completions import CHAT_COMPLETIONS
 from harness.replay.protocol import MODEL_ID, ROUTES, WireProtocol
@@ -78,7 +78,11 @@ class ReplayServer:
 
     @contextmanager
     def session(
-        self, name: str, source: ReplySource, observer: Any, turn: Any = lambda: 0
+        self,
+        name: str,
+        source: ReplySource,
+        observer: Observer,
+        turn: Callable[[], int] = lambda: 0,
     ) -> Iterator[WireSession]:
         """Serve one case while the block runs."""
         session = WireSession(name, source, observer, turn)
@@ -180,9 +184,9 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(outcome, str):
             self._error(protocol, 400, outcome, "harness_replay_exhausted")
         elif body.get("stream") is True:
-            self._stream(protocol, session, body, outcome)
+            self._stream(protocol, *outcome, body)
         else:
-            self._json(200, protocol.reply(session.reply_id(), body, outcome))
+            self._json(200, protocol.reply(outcome[0], body, outcome[1]))
 
     def _no_route(self, session: WireSession | None) -> None:
         hint = ""
@@ -239,7 +243,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(status, protocol.error(status, message, code))
 
     def _stream(
-        self, protocol: WireProtocol, session: WireSession, body: dict[str, Any], reply: ModelReply
+        self, protocol: WireProtocol, reply_id: str, reply: ModelReply, body: dict[str, Any]
     ) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -247,7 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")  # the end of the body is the end of the stream
         self.end_headers()
         self.close_connection = True
-        for name, data in protocol.events(session.reply_id(), body, reply):
+        for name, data in protocol.events(reply_id, body, reply):
             head = f"event: {name}\n".encode() if name else b""
             self.wfile.write(head + b"data: " + json.dumps(data).encode() + b"\n\n")
         if protocol.done_marker:

@@ -110,8 +110,11 @@ class WireSession:
         with self._lock:
             self.requests.append({"path": path, "status": status, "body": body})
 
-    def serve(self, protocol: WireProtocol, path: str, body: Mapping[str, Any]) -> ModelReply | str:
-        """Record the request and its tool results; the next reply, or why there is none."""
+    def serve(
+        self, protocol: WireProtocol, path: str, body: Mapping[str, Any]
+    ) -> tuple[str, ModelReply] | str:
+        """Record the request and its tool results; the next reply and its id, or why there
+        is none."""
         with self._lock:
             self._protocols.add(protocol.name)
             self._take_results(protocol, body)
@@ -129,11 +132,7 @@ class WireSession:
                 slot = _Slot(call=call, turn=turn, reply=self._replies)
                 self._slots.append(slot)
                 self._by_id[call.id] = slot
-            return reply
-
-    def reply_id(self) -> str:
-        """A deterministic id for the latest reply."""
-        return f"harness_{self._replies}"
+            return f"harness_{self._replies}", reply  # deterministic: the reply's number
 
     def _take_results(self, protocol: WireProtocol, body: Mapping[str, Any]) -> None:
         text = json.dumps(body, ensure_ascii=False)
