@@ -129,6 +129,7 @@ class _Handler(BaseHTTPRequestHandler):
     raw_requestline: bytes
     server_version = "harness-replay"
     protocol_version = "HTTP/1.1"  # keep-alive, as every client expects
+    default_request_version = "HTTP/1.0"  # a malformed request line still gets a status line
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: the report is the log."""

@@ -183,6 +183,19 @@ def test_a_bare_http_09_line_is_answered_and_closed(server: ReplayServer) -> Non
     assert "HTTP/0.9" in answer["error"]["message"]
 
 
+@pytest.mark.parametrize(
+    "line", [b"GARBAGE\r\n", b"GET / FTP/1.0\r\n"], ids=["one-word", "bad-version"]
+)
+def test_a_malformed_request_line_gets_a_status_line(server: ReplayServer, line: bytes) -> None:
+    """Not a bare body with no status: a 400 any client can read."""
+    host, port = server.url.removeprefix("http://").split("/")[0].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(line)
+        sock.shutdown(socket.SHUT_WR)
+        data = sock.recv(65536)
+    assert data.startswith(b"HTTP/1.1 400 ")
+
+
 def test_an_idle_socket_is_closed_after_the_read_timeout(server: ReplayServer) -> None:
     """A client that sends half a request line and waits is disconnected, freeing the thread."""
     host, port = server.url.removeprefix("http://").split("/")[0].split(":")
