@@ -18,8 +18,8 @@ from harness.reports.outputs import Outputs, show, write_artifacts
 
 if TYPE_CHECKING:
     from harness._cli.progress import Progress
-    from harness.reports.model import SuiteReport
     from harness.fixtures.suite import Suite
+    from harness.reports.model import SuiteReport
 
 __all__ = ["LIVE_MODE_MESSAGE", "register"]
 
