@@ -340,3 +340,7 @@ def test_check_refuses_what_an_agent_command_cannot_show(
     assert (finding["rule"], finding["location"]) == ("load", "$.expects.tool_arguments_contain")
     assert "refused in wire mode (agent_command)" in finding["message"]
     assert report["strengths"] == []
+    # its tools are its own: a scripted echo is no "unknown tool" when none are declared
+    write_fixture("b.json", echo_trace(model_name="b", kind="positive", expects=WIRE_EXPECTS))
+    _, report = check([], capsys)
+    assert [f["rule"] for f in report["findings"] if f["rule"] == "unknown-tool"] == []
