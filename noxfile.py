@@ -158,6 +158,16 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def node_clients(session: nox.Session) -> None:
+    """The Node.js agents over the wire, with the official `openai` npm package."""
+    session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"))
+    modules = session.create_tmp()
+    session.run("npm", "install", "--prefix", modules, "--no-save", "openai@6", external=True)
+    env = {"HARNESS_NODE_MODULES": os.path.join(os.path.abspath(modules), "node_modules")}
+    session.run("pytest", "-m", "node", *session.posargs, env=env)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """ruff (check and format), mypy --strict, and `harness check` over every suite in evals/."""
     session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "lint"))

@@ -49,6 +49,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """`package.module:factory` making the project's own tools."""
     agent_command: str | None = None
     """A command that runs the agent in any language against the replay endpoint."""
+    tool_names: tuple[Annotated[str, msgspec.Meta(min_length=1)], ...] | None = None
+    """The names of the agent's own tools, for an agent whose tools are no harness `Tool`
+    (a wire agent): fixtures may name them. Without it, a wire agent's fixtures may name
+    only the tools they script."""
     default_tools: bool = True
     """Whether the built-in `echo` stays registered beside the project's tools."""
     case_timeout: Annotated[float, msgspec.Meta(gt=0)] = 60.0

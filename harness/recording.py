@@ -4,10 +4,10 @@ Two boundaries report tool calls, and both feed this recorder the same way: the 
 registry reports each dispatch of an in-process agent, and the replay endpoint reports each
 tool result a wire agent sends back. `ObservedProvider` reports each model reply the agent
 consumed. `RecordingObserver` normalises every call the same way, whichever boundary saw it:
-arguments become compact sorted JSON, an empty result becomes `(no output)`, and the call
-keeps where it was observed. Every text recorded (a call's name and result, the final
-response) is a plain `str`: a subclass could override `__eq__` or `__contains__` and forge a
-check that grading runs on it.
+arguments become compact sorted JSON, an empty result becomes `(no output)` (a call that got
+no result at all keeps `None`), and the call keeps where it was observed. Every text recorded
+(a call's name and result, the final response) is a plain `str`: a subclass could override
+`__eq__` or `__contains__` and forge a check that grading runs on it.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def recorded(event: ToolDispatched) -> RecordedCall:
     return RecordedCall(
         name=plain(event.name),
         arguments=plain(arguments),
-        result=plain(event.result) or NO_OUTPUT,
+        result=None if event.result is None else plain(event.result) or NO_OUTPUT,
         success=event.success,
         observed=event.observed,
     )

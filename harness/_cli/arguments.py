@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["EXIT_STATUSES", "README_SECTION", "jobs", "positive_int", "seconds"]
+__all__ = ["EXIT_STATUSES", "README_SECTION", "jobs", "names", "positive_int", "seconds"]
 
 README_SECTION = "the CLI section of README.md"
 """Where the full command-line reference lives."""
@@ -57,3 +57,11 @@ def seconds(text: str) -> float:
     if not value > 0 or math.isinf(value):
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
     return value
+
+
+def names(text: str) -> tuple[str, ...]:
+    """A comma-separated list of names (`a,b`), none of them empty."""
+    listed = tuple(name.strip() for name in text.split(","))
+    if not all(listed):
+        raise argparse.ArgumentTypeError(f"expected names separated by commas, got {text!r}")
+    return listed

@@ -20,6 +20,7 @@ from harness.fixtures.format import Case
 from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 from harness.fixtures.reading import read_fixture
 from harness.fixtures.suite import fixture_paths, load_cases
+from harness.grading.evidence import load_refusals
 from harness.grading.expectations import evaluate_expects
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
@@ -106,8 +107,14 @@ def check_suites(
             continue
         findings.extend(_privacy(paths, lint, limits))
         cases, rejected = load_cases(directory, tool_names, limits)
+        if setup.agent_command:
+            refused = load_refusals(cases, "agent_command")
+            rejected = [*rejected, *refused]
+            cases = [case for case in cases if case.source not in {r.path for r in refused}]
         findings.extend(_error("load", p.path, p.location, p.reason) for p in rejected)
         registered = None if tool_names is None else frozenset(tool_names)
+        if setup.agent_command and not registered:
+            registered = None  # its tools are its own: none declared, nothing to warn against
         for case in cases:
             findings.extend(_vacuous(case))
             findings.extend(_unknown_tools(case, registered))

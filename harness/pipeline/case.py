@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from typing import Any
 
 from harness.errors import AgentError, CaseError, ConfigError, ExtensionError
 from harness.fixtures.format import Case
@@ -43,16 +44,19 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     # Only the project's own code can print: the reference loop and its tools never do.
     capture = Capture(setup.output_limit, live=not setup.capture) if setup.can_hang else None
     with Workspace() as workspace:
-        endpoint = Endpoint(case.name, provider, observer)
+        endpoint = Endpoint(case.name, provider, observer, lambda: replay.turn)
         try:
             with capture or contextlib.nullcontext():
                 played = _play(case, setup, provider, replay, workspace, endpoint)
             final_response, error, trace = played
         finally:
-            wired = endpoint.opened
-            problems, requests = endpoint.close()
-        error = _wire_error(problems, error)
-        record = recorder.record(final_response, requests, wire=wired)
+            wire = endpoint.close()
+        requests: tuple[Any, ...] = ()
+        if wire is not None:
+            error = _wire_error(list(wire.problems), error)
+            error = error or _refused(case, wire.protocols, setup)
+            requests = wire.requests
+        record = recorder.record(final_response, requests, wire=wire is not None)
         if isinstance(observer, FanOut) and observer.failure and error is None:
             error = observer.failure
         grades: tuple[GradeResult, ...] = ()
@@ -158,15 +162,27 @@ def _wire_error(problems: list[str], error: str | None) -> str | None:
     return f"{'; '.join(problems)} (then: {error})"
 
 
+def _refused(case: Case, protocols: frozenset[str], setup: Setup) -> str | None:
+    """Why the case cannot be graded over the wire (an expectation it cannot observe)."""
+    from harness.grading.evidence import wire_refusals
+
+    mode = "agent_command" if setup.agent_command else "the agent used its context's base_url"
+    refused = wire_refusals(case.expects, protocols, mode)
+    return "; ".join(reason for _, reason in refused) or None
+
+
 def _build_agent(
     setup: Setup, case: Case, provider: ModelProvider, workspace: Workspace, endpoint: Endpoint
 ) -> Agent:
     if setup.agent_command:
         from harness.replay.process import AgentProcess
 
+        key = endpoint.open().api_key
         env = {
             "OPENAI_BASE_URL": endpoint.url,
-            "OPENAI_API_KEY": endpoint.open().api_key,
+            "OPENAI_API_KEY": key,
+            "ANTHROPIC_BASE_URL": endpoint.anthropic_url,
+            "ANTHROPIC_API_KEY": key,
             "HARNESS_CASE": case.name,
         }
         return AgentProcess(setup.agent_command, env, setup.root, memory_mb=setup.memory_mb)

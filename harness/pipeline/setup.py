@@ -38,10 +38,14 @@ def setup_from(
     agent_command: str | None = None,
     case_timeout: float | None = None,
     capture: bool = True,
+    tool_names: tuple[str, ...] | None = None,
 ) -> tuple[Setup, tuple[str, ...]]:
-    """The agent, tools and timeout to run with, and the names of the registered tools.
+    """The agent, tools and timeout to run with, and the names of the tools fixtures may name.
 
-    The keyword arguments are command-line overrides of the config's keys.
+    The keyword arguments are command-line overrides of the config's keys. The tool names
+    are the registered tools' and the declared `tool_names`; an `agent_command` agent has
+    only the declared ones (it brings its own tools), so without them its fixtures may name
+    only the tools they script.
 
     Raises:
         ConfigError: A plugin cannot be loaded, or the settings contradict each other.
@@ -81,7 +85,11 @@ def setup_from(
             "[tool.harness].default_tools",
             "false leaves no tool at all: set `tools` to the project's tools factory",
         )
-    return setup, check_tools(setup.tools, source=source, key=key)
+    registered = check_tools(setup.tools, source=source, key=key)
+    declared = tool_names if tool_names is not None else config.tool_names
+    if setup.agent_command:
+        registered = ()
+    return setup, tuple(dict.fromkeys((*registered, *(declared or ()))))
 
 
 def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:

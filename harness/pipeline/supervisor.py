@@ -32,7 +32,6 @@ import gc
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -252,10 +251,9 @@ def _serve(connection: Connection, cases: Sequence[Case], setup: Setup) -> None:
 
 def _forget_parent_threads() -> None:
     """Drop the replay endpoint the parent may have started: its thread was not forked."""
-    wire: Any = sys.modules.get("harness.replay.wire")
-    if wire is not None:
-        wire._shared = None
-        wire._shared_lock = threading.Lock()
+    endpoint: Any = sys.modules.get("harness.replay.endpoint")
+    if endpoint is not None:
+        endpoint.forget_shared_server()
 
 
 def _address_space() -> int:

@@ -1,10 +1,11 @@
 """What an agent factory is given for one case: the `CaseContext`.
 
 An agent is built by `factory(context)`. An in-process agent plays the case through
-`context.provider` and `context.tools`; an agent that talks to a model over HTTP (the
-`openai` client, a framework) reads `context.base_url` and `context.api_key` instead, and the
-case is then replayed over the wire. Reading either one opens the case's session on the
-replay endpoint, so in-process agents never pay for the server.
+`context.provider` and `context.tools`; an agent that talks to a model over HTTP (an OpenAI
+or Anthropic client, a framework) reads `context.base_url` (OpenAI, ending in `/v1`) or
+`context.anthropic_base_url` (the host alone) and `context.api_key` instead, and the case is
+then replayed over the wire. Reading any of them opens the case's session on the replay
+endpoint, so in-process agents never pay for the server.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from harness.messages import ModelProvider, Observer
+    from harness.replay.session import SessionRecord, WireSession
     from harness.replay.tools import ToolRegistry
-    from harness.replay.wire import WireSession
     from harness.replay.workspace import Workspace
 
 __all__ = ["CaseContext", "Endpoint"]
@@ -25,10 +28,17 @@ __all__ = ["CaseContext", "Endpoint"]
 class Endpoint:
     """One case's session on the replay endpoint, opened on first use and closed once."""
 
-    def __init__(self, case_name: str, provider: ModelProvider, observer: Observer) -> None:
+    def __init__(
+        self,
+        case_name: str,
+        provider: ModelProvider,
+        observer: Observer,
+        turn: Callable[[], int] = lambda: 0,
+    ) -> None:
         self._case_name = case_name
         self._provider = provider
         self._observer = observer
+        self._turn = turn
         self._lock = threading.Lock()
         self._session: WireSession | None = None
         self._close: Any = None
@@ -48,30 +58,37 @@ class Endpoint:
         """The case's session, opened (and the shared server started) on the first call."""
         with self._lock:
             if self._session is None:
-                from harness.replay.wire import shared_server  # only wire runs pay for it
+                from harness.replay.endpoint import shared_server  # only wire runs pay for it
+                from harness.replay.session import ScriptedReplies
 
                 server = shared_server()
-                manager = server.session(self._case_name, self._provider, self._observer)
+                source = ScriptedReplies(self._provider)
+                manager = server.session(self._case_name, source, self._observer, self._turn)
                 self._session = manager.__enter__()
                 self._close = manager.__exit__
-                self._url = server.url
+                self._url = server.anthropic_url
             return self._session
 
     @property
     def url(self) -> str:
         """The OpenAI-style base URL (ending in `/v1`) of the open session."""
+        return f"{self.anthropic_url}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """The Anthropic-style base URL (the host alone) of the open session."""
         self.open()
         return self._url
 
-    def close(self) -> tuple[list[str], tuple[Any, ...]]:
-        """Stop serving the case: the problems the wire saw, and the request bodies it kept."""
+    def close(self) -> SessionRecord | None:
+        """Stop serving the case: what the wire saw (None when the agent never asked for it)."""
         with self._lock:
             session, self._session = self._session, None
             close, self._close = self._close, None
         if session is None:
-            return [], ()
+            return None
         close(None, None, None)
-        return session.finish(), tuple(session.requests)
+        return session.close()
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -93,6 +110,11 @@ class CaseContext:
     def base_url(self) -> str:
         """The base URL an OpenAI client takes (ends in `/v1`); opens the case's session."""
         return self.endpoint.url
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """The base URL an Anthropic client takes (the host alone); opens the case's session."""
+        return self.endpoint.anthropic_url
 
     @property
     def api_key(self) -> str:

@@ -24,7 +24,8 @@ def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
     An async agent's turns all run on one event loop, made for this case and closed after it.
 
     Raises:
-        AgentError: A turn returned something other than a string.
+        AgentError: A turn returned something other than a string (a `str` subclass is
+            taken as its plain `str` value).
         ReplayError: A turn asked for more, or fewer, replies than scripted.
     """
     final = ""
@@ -40,7 +41,9 @@ def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
                 result = loop.run(_wait(result))
             if not isinstance(result, str):
                 raise AgentError(f"agent.turn() returned {type(result).__name__}, expected str")
-            final = result
+            # A str subclass (LangChain's TextAccessor, say) is taken as its plain value, so
+            # no override of its own can change how it is graded or written.
+            final = str.__str__(result)
             replay.finish_turn(index)
     finally:
         if loop is not None:

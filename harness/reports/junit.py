@@ -246,8 +246,12 @@ def _trace(case: CaseReport) -> str:
     record = case.record
     head = f"tool calls: {len(record.tool_calls)}"
     calls = "\n".join(
-        f"  {index}. {call.name} {truncate(call.arguments, QUOTE_LIMIT)} -> {quote(call.result)} "
-        f"[{'ok' if call.success else 'FAILED'}]"
+        f"  {index}. {call.name} {truncate(call.arguments, QUOTE_LIMIT)} -> "
+        + (
+            "(no result) [NO RESULT]"
+            if call.result is None
+            else f"{quote(call.result)} [{'ok' if call.success else 'FAILED'}]"
+        )
         for index, call in enumerate(record.tool_calls, 1)
     )
     tail = (

@@ -94,7 +94,7 @@ def _texts(report: CaseReport) -> list[str]:
     texts = [record.final_response, report.error or "", report.traceback or ""]
     texts += (grade.detail for grade in report.grades)
     for call in record.tool_calls:
-        texts += (call.arguments, call.result)
+        texts += (call.arguments, call.result or "")
     return texts
 
 
@@ -106,7 +106,8 @@ def _clean(texts: list[str]) -> bool:
 
 
 def _published_call(call: RecordedCall) -> RecordedCall:
-    arguments, result = for_report(call.arguments), for_report(call.result)
+    arguments = for_report(call.arguments)
+    result = None if call.result is None else for_report(call.result)
     if arguments == call.arguments and result == call.result:
         return call
     return msgspec.structs.replace(call, arguments=arguments, result=result)

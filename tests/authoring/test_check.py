@@ -287,3 +287,60 @@ def test_vacuous_negative_and_unknown_tools_get_hints(
     assert (warning["severity"], warning["file"].endswith("unknown.json")) == ("warning", True)
     assert warning["location"] == "$.turns[0].steps[0].response.tool_calls[0].name"
     assert "'ech0', which is not a registered tool" in warning["message"]
+
+
+WIRE_EXPECTS = {
+    "response_contains": ["hello"],
+    "exact_tool_calls": 1,
+    "tool_results_contain": [{"tool": "echo", "needle": "hello"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("agent", "expects", "total", "survivors"),
+    [
+        (None, {**WIRE_EXPECTS, "all_tools_succeeded": True}, 6, ["alter_arguments(0)"]),
+        ("tests.wire_agents:responses_factory", WIRE_EXPECTS, 4, []),
+        ("tests.wire_anthropic:factory", {**WIRE_EXPECTS, "all_tools_succeeded": True}, 5, []),
+    ],
+    ids=["in-process", "responses", "anthropic"],
+)
+def test_wire_strength_counts_only_observed_mutants(
+    agent: str | None,
+    expects: dict[str, Any],
+    total: int,
+    survivors: list[str],
+    write_fixture: WriteFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Over the wire no argument mutant is made, nor a success one without an error flag."""
+    suite = write_fixture("a.json", echo_trace(kind="positive", expects=expects)).parent
+    flags = ["--agent", agent] if agent else []
+    _, report = check(["--suite", str(suite), *flags], capsys)
+    (row,) = report["strengths"]
+    assert (row["total"], row["survivors"], row["note"]) == (total, survivors, "")
+
+
+def test_check_refuses_what_an_agent_command_cannot_show(
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With agent_command configured, tool_arguments_contain is a load error of the check."""
+    expects = {**WIRE_EXPECTS, "tool_arguments_contain": [{"tool": "echo", "needle": "hello"}]}
+    write_fixture("a.json", echo_trace(kind="positive", expects=expects))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.harness]\nsuite_dir = "suite"\nagent_command = "true"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    status, report = check([], capsys)
+    assert status == 1
+    (finding,) = [f for f in report["findings"] if f["severity"] == "error"]
+    assert (finding["rule"], finding["location"]) == ("load", "$.expects.tool_arguments_contain")
+    assert "refused in wire mode (agent_command)" in finding["message"]
+    assert report["strengths"] == []
+    # its tools are its own: a scripted echo is no "unknown tool" when none are declared
+    write_fixture("b.json", echo_trace(model_name="b", kind="positive", expects=WIRE_EXPECTS))
+    _, report = check([], capsys)
+    assert [f["rule"] for f in report["findings"] if f["rule"] == "unknown-tool"] == []

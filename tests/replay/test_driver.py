@@ -54,6 +54,33 @@ def test_non_string_result_is_an_agent_error() -> None:
         converse(Bad(), case, ReplayProvider(case))  # type: ignore[arg-type]
 
 
+class Accessor(str):
+    """A str subclass with overrides that would forge a pass (LangChain's TextAccessor is one)."""
+
+    def __contains__(self, needle: object) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "forged"
+
+
+def test_a_str_subclass_is_taken_as_its_plain_value() -> None:
+    """Its own `__str__` or `__contains__` cannot change what is graded."""
+
+    class Subclassing:
+        def __init__(self, replay: ReplayProvider) -> None:
+            self.replay = replay
+
+        def turn(self, user_input: str) -> str:
+            return Accessor(f"plain {self.replay.complete([], []).text}")
+
+    case = trace(1)
+    replay = ReplayProvider(case)
+    final = converse(Subclassing(replay), case, replay)
+    assert (type(final), final) == (str, "plain r0")
+    assert "nope" not in final
+
+
 def test_within_returns_raises_and_times_out() -> None:
     """The watchdog passes results and errors through and stops waiting at the limit."""
     assert within(None, lambda: 1) == 1

@@ -262,7 +262,9 @@ def test_typo_in_an_expected_tool_name_is_refused_at_load(
     assert main(["run", "--suite", str(path.parent)]) == 2
     assert capsys.readouterr().err == (
         f'harness: {path}: $.expects.tools_not_used[0]: names tool "ecno", which is neither '
-        'registered nor scripted in this fixture (known: "echo"); did you mean "echo"?\n'
+        'registered nor scripted in this fixture (known: "echo"); did you mean "echo"?; '
+        "declare the agent's tools with tool_names = [...] in [tool.harness] or --tool-names "
+        "a,b, or register a Tool through `tools`\n"
     )
 
 

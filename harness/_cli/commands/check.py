@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from harness._cli.arguments import names
 from harness.config import find_pyproject, load_config
 
 if TYPE_CHECKING:
@@ -57,6 +58,12 @@ def register(commands: Any) -> None:
     check.add_argument(
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
     )
+    check.add_argument(
+        "--tool-names",
+        metavar="A,B",
+        type=names,
+        help="the agent's own tools, which fixtures may name (default: config tool_names)",
+    )
     check.set_defaults(handler=check_command)
 
 
@@ -70,7 +77,9 @@ def check_command(args: argparse.Namespace) -> int:
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
-    setup, tool_names = setup_from(config, config_path, agent=args.agent, tools=args.tools)
+    setup, tool_names = setup_from(
+        config, config_path, agent=args.agent, tools=args.tools, tool_names=args.tool_names
+    )
     report = check_suites(
         args.suite or [config.suite_dir],
         setup=setup,

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from harness._cli.arguments import EXIT_STATUSES, jobs, seconds
+from harness._cli.arguments import EXIT_STATUSES, jobs, names, seconds
 from harness._cli.pipe import reader_gone
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
@@ -18,6 +18,7 @@ from harness.reports.outputs import Outputs, show, write_artifacts
 
 if TYPE_CHECKING:
     from harness._cli.progress import Progress
+    from harness.fixtures.suite import Suite
     from harness.reports.model import SuiteReport
 
 __all__ = ["LIVE_MODE_MESSAGE", "register"]
@@ -73,6 +74,12 @@ def register(commands: Any) -> None:
         "--agent-command",
         metavar="COMMAND",
         help="an agent in any language, over the endpoint (default: config agent_command)",
+    )
+    run.add_argument(
+        "--tool-names",
+        metavar="A,B",
+        type=names,
+        help="the agent's own tools, which fixtures may name (default: config tool_names)",
     )
     run.add_argument(
         "--case-timeout",
@@ -170,9 +177,12 @@ def _run(args: argparse.Namespace) -> int:
         agent_command=args.agent_command,
         case_timeout=args.case_timeout,
         capture=args.capture != "no",
+        tool_names=args.tool_names,
     )
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
     suite = load_suite(folder, tool_names, config.limits, args.jobs)
+    if setup.agent_command:
+        _refuse_unobservable(suite)
     cache = cache_path(config.history)
     suite = apply_selection(suite, args, cache)
     if shard is not None:
@@ -255,6 +265,17 @@ def _remember(cache: str, report: SuiteReport) -> None:
     from harness._cli.last_failed import remember
 
     remember(cache, report)
+
+
+def _refuse_unobservable(suite: Suite) -> None:
+    """Refuse, before anything runs, what an `agent_command` agent's wire cannot show."""
+    from harness.errors import SuiteError
+    from harness.grading.evidence import load_refusals
+
+    refused = load_refusals(suite.cases, "agent_command")
+    if refused:
+        noun = "fixture" if len(refused) == 1 else "fixtures"
+        raise SuiteError(suite.directory, f"{len(refused)} {noun} refused", tuple(refused))
 
 
 def _record(outputs: Outputs, path: str) -> None:
