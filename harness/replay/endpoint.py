@@ -37,7 +37,13 @@ from harness.replay.protocol import MODEL_ID, ROUTES, WireProtocol
 from harness.replay.responses import RESPONSES
 from harness.replay.session import ReplySource, WireSession
 
-__all__ = ["MAX_REQUEST_BYTES", "READ_TIMEOUT", "ReplayServer", "forget_shared_server", "shared_server"]
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "READ_TIMEOUT",
+    "ReplayServer",
+    "forget_shared_server",
+    "shared_server",
+]
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024
 """The largest request body read."""
