@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from harness.fixtures.format import Case, Expects, PayloadExpect
-from harness.fixtures.pattern import compile_pattern
+from harness.fixtures.pattern import compile_pattern, has_unicode_word_char
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
@@ -139,6 +139,13 @@ def _grade_match(source: str, response: str) -> GradeResult:
     pattern = compile_pattern(source)
     if pattern.error is not None:
         return GradeResult(check=check, passed=False, detail=f"invalid regex: {pattern.error}")
+    if pattern.word_boundary and has_unicode_word_char(response):
+        detail = (
+            "cannot decide like Rust's regex: \\b and \\B see Unicode word characters there "
+            f"but only ASCII ones in RE2, and the response has non-ASCII letters or digits: "
+            f"{quote(response)}; write the boundary out, e.g. (?:^|\\W)word(?:\\W|$)"
+        )
+        return GradeResult(check=check, passed=False, detail=detail)
     matched = pattern.search(response)
     detail = "matched" if matched else f"no match in response: {quote(response)}"
     return GradeResult(check=check, passed=matched, detail=detail)
