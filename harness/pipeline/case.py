@@ -14,6 +14,7 @@ from harness.messages import ModelProvider, Observer
 from harness.pipeline.capture import Capture, Captured
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.pipeline.watchdog import on_timer
+from harness.pipeline.workspace import prepare
 from harness.recording import FanOut, ObservedProvider, RecordingObserver
 from harness.replay.agent import Agent
 from harness.replay.context import CaseContext, Endpoint
@@ -46,9 +47,11 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     with Workspace() as workspace:
         endpoint = Endpoint(case.name, provider, observer, lambda: replay.turn)
         try:
-            with capture or contextlib.nullcontext():
-                played = _play(case, setup, provider, replay, workspace, endpoint)
-            final_response, error, trace = played
+            final_response, error, trace = prepare(case, workspace)
+            if error is None:
+                with capture or contextlib.nullcontext():
+                    played = _play(case, setup, provider, replay, workspace, endpoint)
+                final_response, error, trace = played
         finally:
             wire = endpoint.close()
         requests: tuple[Any, ...] = ()

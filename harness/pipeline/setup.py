@@ -25,6 +25,7 @@ __all__ = [
     "AgentFactory",
     "Setup",
     "reference_agent",
+    "registered_names",
     "setup_from",
 ]
 
@@ -89,7 +90,18 @@ def setup_from(
     declared = tool_names if tool_names is not None else config.tool_names
     if setup.agent_command:
         registered = ()
+    else:
+        registered = registered_names(setup, registered)
     return setup, tuple(dict.fromkeys((*registered, *(declared or ()))))
+
+
+def registered_names(setup: Setup, names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names`, the tools `setup.tools` makes, and the file tools the reference loop adds."""
+    if setup.agent_factory is not reference_agent or setup.agent_command:
+        return names
+    from harness.replay.files import FILE_TOOL_NAMES
+
+    return (*names, *(name for name in FILE_TOOL_NAMES if name not in names))
 
 
 def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:
@@ -139,8 +151,14 @@ DEFAULT_CASE_TIMEOUT = 60.0
 
 
 def reference_agent(context: CaseContext) -> Agent:
-    """The default `AgentFactory`: the reference loop over the case's provider and tools."""
-    return ReferenceAgent(context.provider, context.tools)
+    """The default `AgentFactory`: the reference loop over the case's provider and tools.
+
+    The loop also gets `write_file` and `read_file`, confined to the case workspace, unless
+    the project's tools already use those names.
+    """
+    from harness.replay.files import file_tools
+
+    return ReferenceAgent(context.provider, context.tools.with_tools(file_tools(context.workspace)))
 
 
 @dataclass(frozen=True, kw_only=True)

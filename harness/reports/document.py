@@ -58,6 +58,7 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     # What the agent printed, bounded and redacted; left out of the document when empty.
     stdout: str | msgspec.UnsetType = msgspec.UNSET
     stderr: str | msgspec.UnsetType = msgspec.UNSET
+    llm_calls: int = 0
 
 
 class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -131,6 +132,7 @@ def _case_document(case: CaseReport) -> CaseDocument:
         requests=case.record.requests,
         stdout=case.stdout or msgspec.UNSET,
         stderr=case.stderr or msgspec.UNSET,
+        llm_calls=case.record.llm_calls,
     )
 
 
@@ -211,6 +213,7 @@ def case_from_document(case: CaseDocument) -> CaseReport:
             input_tokens=case.input_tokens,
             output_tokens=case.output_tokens,
             requests=case.requests,
+            llm_calls=case.llm_calls,
         ),
         duration=case.duration_s,
         stdout=case.stdout or "",

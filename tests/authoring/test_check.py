@@ -361,6 +361,6 @@ def test_never_failing_tools_not_used_and_skips_are_warnings(
     assert never["severity"] == "warning"
     assert never["location"] == "$.expects.tools_not_used[0]"
     assert "can never fail" in never["message"]
-    assert 'did you mean one of "echo"?' in never["message"]
+    assert 'did you mean one of "echo", "read_file", "write_file"?' in never["message"]
     assert by_rule["skip"]["severity"] == "warning"
     assert "flaky upstream" in by_rule["skip"]["message"]

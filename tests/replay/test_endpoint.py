@@ -22,7 +22,7 @@ from harness.recording import ObservedProvider, RecordingObserver
 from harness.replay.endpoint import ReplayServer
 from harness.replay.provider import ReplayProvider
 from harness.replay.session import ScriptedReplies
-from tests.builders import ECHO_TRACE, echo_trace, text_step
+from tests.builders import ECHO_TRACE, echo_trace, portable_regression, text_step
 from tests.conftest import WriteFixture
 
 REPO = Path(__file__).resolve().parents[2]
@@ -171,7 +171,8 @@ def test_regression_suite_over_the_wire_passes_or_refuses(
     see are refused (the case errors with why), every other one passes."""
     monkeypatch.chdir(REPO)
     report = tmp_path / "r.json"
-    assert main(["run", "--suite", REGRESSION, "--json", str(report), "--agent", agent]) == 1
+    suite = portable_regression(tmp_path)
+    assert main(["run", "--suite", suite, "--json", str(report), "--agent", agent]) == 1
     capsys.readouterr()
     doc = json.loads(report.read_text())
     outcomes = {c["name"]: (c["passed"], c["error"] or "") for c in doc["cases"]}
