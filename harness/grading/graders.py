@@ -46,7 +46,8 @@ def grade_case(
     """Every check of `case`: the built-in graders' results, then each of `extra`'s.
 
     Raises:
-        ExtensionError: A grader of `extra` raised or returned something that is not grades.
+        ExtensionError: A grader of `extra` raised or returned something that is not grades,
+            or no grader returned any grade.
     """
     grades: list[GradeResult] = []
     for grader in BUILT_IN:
@@ -60,4 +61,8 @@ def grade_case(
         if not all(isinstance(result, GradeResult) for result in results):
             raise ExtensionError(f"grader {name} returned something that is not GradeResults")
         grades.extend(results)
+    if not grades:  # every case declares a check, so no grade at all means none was made
+        raise ExtensionError(
+            "no grader returned a check for this case: an empty grade list is never a pass"
+        )
     return tuple(grades)

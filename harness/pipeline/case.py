@@ -37,6 +37,8 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     Raises:
         ConfigError: The agent factory returned something that is not an agent.
     """
+    if case.trace.skip is not None:  # not run, so never passed
+        return CaseReport(name=case.name, source=case.source, skipped=case.trace.skip)
     started = time.perf_counter()
     recorder = RecordingObserver()
     observer: Observer = FanOut(recorder, setup.observers) if setup.observers else recorder

@@ -86,6 +86,9 @@ def setup_from(
             "[tool.harness].default_tools",
             "false leaves no tool at all: set `tools` to the project's tools factory",
         )
+    if config.graders:
+        graders = _graders(config.graders, config_path or "pyproject.toml", root)
+        setup = replace(setup, graders=graders)
     registered = check_tools(setup.tools, source=source, key=key)
     declared = tool_names if tool_names is not None else config.tool_names
     if setup.agent_command:
@@ -102,6 +105,33 @@ def registered_names(setup: Setup, names: tuple[str, ...]) -> tuple[str, ...]:
     from harness.replay.files import FILE_TOOL_NAMES
 
     return (*names, *(name for name in FILE_TOOL_NAMES if name not in names))
+
+
+def _graders(paths: tuple[str, ...], source: str, root: str | None) -> tuple[Grader, ...]:
+    """Each `module:factory` of `[tool.harness].graders`, called once for its grader.
+
+    Raises:
+        ConfigError: A path cannot be loaded, its factory fails, or makes no grader.
+    """
+    from harness.replay.plugin import load_callable
+
+    graders: list[Grader] = []
+    for index, path in enumerate(paths):
+        key = f"[tool.harness].graders[{index}]"
+        factory = load_callable(path, source=source, key=key, root=root)
+        try:
+            grader = factory()
+        except Exception as exc:
+            reason = f"the grader factory failed: {type(exc).__name__}: {exc}"
+            raise ConfigError(source, key, reason) from None
+        if not callable(getattr(grader, "grade", None)):
+            reason = (
+                f"{path} made {type(grader).__name__}, which is not a grader "
+                "(it needs grade(case, record, context))"
+            )
+            raise ConfigError(source, key, reason)
+        graders.append(grader)
+    return tuple(graders)
 
 
 def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:

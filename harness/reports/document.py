@@ -9,7 +9,7 @@ run's. `decode_document` is the one reader of the bytes, for `harness merge` and
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -20,6 +20,7 @@ from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
 from harness.reports.model import CaseReport, SuiteReport
+from harness.reports.score import Tally, by_category, score_text, tally
 from harness.text import without_surrogates
 from harness.version import __version__
 
@@ -59,6 +60,13 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     stdout: str | msgspec.UnsetType = msgspec.UNSET
     stderr: str | msgspec.UnsetType = msgspec.UNSET
     llm_calls: int = 0
+    skipped: str | None = None
+    """Why the case was not run, or null."""
+    score: str = ""
+    """`7/9 checks`: the case's partial score (derived from `grades`, never read back)."""
+    checks: Tally = Tally(passed=0, total=0)
+    categories: dict[str, Tally] = msgspec.field(default_factory=dict)
+    """Checks passed and made, per grade category."""
 
 
 class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,6 +91,12 @@ class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     interrupted: str | None = None
     stopped_early: bool = False
     selection: str | None = None
+    skipped: int = 0
+    """Cases not run (their fixtures say `skip`); neither passed nor failed."""
+    score: str = ""
+    """`61/64 checks`: every case's checks together (derived, never read back)."""
+    checks: Tally = Tally(passed=0, total=0)
+    categories: dict[str, Tally] = msgspec.field(default_factory=dict)
 
 
 def to_document(report: SuiteReport, *, git_commit: str | None = None) -> ReportDocument:
@@ -113,7 +127,15 @@ def _document(
         interrupted=report.interrupted,
         stopped_early=report.stopped_early,
         selection=report.selection,
+        skipped=report.skipped,
+        **_scores(grade for case in report.cases for grade in case.grades),
     )
+
+
+def _scores(grades: Iterable[GradeResult]) -> dict[str, Any]:
+    every = tuple(grades)
+    checks = tally(every)
+    return {"score": score_text(checks), "checks": checks, "categories": by_category(every)}
 
 
 def _case_document(case: CaseReport) -> CaseDocument:
@@ -133,6 +155,8 @@ def _case_document(case: CaseReport) -> CaseDocument:
         stdout=case.stdout or msgspec.UNSET,
         stderr=case.stderr or msgspec.UNSET,
         llm_calls=case.record.llm_calls,
+        skipped=case.skipped,
+        **_scores(case.grades),
     )
 
 
@@ -218,6 +242,7 @@ def case_from_document(case: CaseDocument) -> CaseReport:
         duration=case.duration_s,
         stdout=case.stdout or "",
         stderr=case.stderr or "",
+        skipped=case.skipped,
     )
 
 

@@ -39,11 +39,15 @@ class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What the agent wrote to stdout during the case, bounded and redacted (empty: nothing)."""
     stderr: str = ""
     """What the agent wrote to stderr during the case, bounded and redacted."""
+    skipped: str | None = None
+    """Why the case was not run (its fixture's `skip`), or None."""
 
     @property
     def passed(self) -> bool:
-        """No error, at least one grade, and every grade passed."""
-        return self.error is None and bool(self.grades) and all(g.passed for g in self.grades)
+        """No error, at least one grade, and every grade passed (never for a skipped case)."""
+        if self.error is not None or self.skipped is not None or not self.grades:
+            return False
+        return all(g.passed for g in self.grades)
 
     @property
     def failed_grades(self) -> tuple[GradeResult, ...]:
@@ -89,8 +93,13 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
 
     @property
     def failed(self) -> int:
-        """How many cases failed or errored."""
-        return self.total - self.passed
+        """How many cases failed or errored (skipped ones neither passed nor failed)."""
+        return self.total - self.passed - self.skipped
+
+    @functools.cached_property
+    def skipped(self) -> int:
+        """How many cases were skipped, not run."""
+        return sum(case.skipped is not None for case in self.cases)
 
     @functools.cached_property
     def errored(self) -> int:
@@ -101,9 +110,12 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     def all_passed(self) -> bool:
         """Whether every case passed.
 
-        A run of no case never passes, except a shard that the split left empty.
+        A run of no case never passes, except a shard that the split left empty; nor does a
+        run whose every case was skipped, which proved nothing.
         """
         if self.interrupted is not None:
+            return False
+        if self.total and self.skipped == self.total:
             return False
         return self.failed == 0 and (self.total > 0 or self.shard is not None)
 
