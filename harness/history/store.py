@@ -64,6 +64,12 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, name)
     );
     """,
+    # version 2: the run's tool surface and each case's stable id and fixture hash
+    """
+    ALTER TABLE runs ADD COLUMN tool_surface TEXT;
+    ALTER TABLE case_results ADD COLUMN case_id TEXT;
+    ALTER TABLE case_results ADD COLUMN case_hash TEXT;
+    """,
 )
 """Schema migrations: entry i brings a file from version i to version i + 1."""
 
@@ -210,7 +216,7 @@ class History:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 cursor = self._db.execute(
-                    "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run_id,
                         document.suite,
@@ -222,14 +228,24 @@ class History:
                         document.total,
                         document.duration_s,
                         recorded_at,
+                        document.tool_surface or None,
                     ),
                 )
                 added = cursor.rowcount == 1
                 if added:
                     self._db.executemany(
-                        "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?)",
+                        "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         [
-                            (run_id, c.name, c.source, c.passed, c.error, c.duration_s)
+                            (
+                                run_id,
+                                c.name,
+                                c.source,
+                                c.passed,
+                                c.error,
+                                c.duration_s,
+                                c.id or None,
+                                c.case_hash or None,
+                            )
                             for c in document.cases
                         ],
                     )

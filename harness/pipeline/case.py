@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.errors import AgentError, CaseError, ConfigError, ExtensionError
 from harness.fixtures.format import Case
+from harness.fixtures.identity import case_hash, case_id
 from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import ModelProvider, Observer
@@ -37,8 +38,15 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     Raises:
         ConfigError: The agent factory returned something that is not an agent.
     """
+    identity, digest = case_id(case), case_hash(case.trace)
     if case.trace.skip is not None:  # not run, so never passed
-        return CaseReport(name=case.name, source=case.source, skipped=case.trace.skip)
+        return CaseReport(
+            name=case.name,
+            source=case.source,
+            skipped=case.trace.skip,
+            case_id=identity,
+            case_hash=digest,
+        )
     started = time.perf_counter()
     recorder = RecordingObserver()
     observer: Observer = FanOut(recorder, setup.observers) if setup.observers else recorder
@@ -89,6 +97,8 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             duration=time.perf_counter() - started,
             stdout=redact(output.stdout),
             stderr=redact(output.stderr),
+            case_id=identity,
+            case_hash=digest,
         )
     )
 

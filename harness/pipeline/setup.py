@@ -27,6 +27,7 @@ __all__ = [
     "reference_agent",
     "registered_names",
     "setup_from",
+    "tool_surface",
 ]
 
 
@@ -132,6 +133,26 @@ def _graders(paths: tuple[str, ...], source: str, root: str | None) -> tuple[Gra
             raise ConfigError(source, key, reason)
         graders.append(grader)
     return tuple(graders)
+
+
+def tool_surface(setup: Setup) -> str:
+    """`sha256:...` of the tools a case's agent is offered: names and parameter schemas.
+
+    Two runs with the same surface offered the model the same tools; a baseline records it.
+    """
+    import hashlib
+    import json
+
+    tools = list(setup.tools())
+    if setup.agent_factory is reference_agent and not setup.agent_command:
+        from harness.replay.files import file_tools
+        from harness.replay.workspace import Workspace
+
+        names = {tool.name for tool in tools}
+        tools += [tool for tool in file_tools(Workspace()) if tool.name not in names]
+    surface = sorted((tool.name, tool.parameters) for tool in tools)
+    text = json.dumps(surface, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:

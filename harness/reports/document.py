@@ -29,6 +29,7 @@ __all__ = [
     "CaseDocument",
     "ReportDocument",
     "case_from_document",
+    "case_json",
     "decode_document",
     "from_document",
     "json_chunks",
@@ -60,6 +61,10 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     stdout: str | msgspec.UnsetType = msgspec.UNSET
     stderr: str | msgspec.UnsetType = msgspec.UNSET
     llm_calls: int = 0
+    id: str = ""
+    """The case's stable id (the fixture's `id`, else its file name's stem)."""
+    case_hash: str = ""
+    """`sha256:...` of the fixture's canonical JSON."""
     skipped: str | None = None
     """Why the case was not run, or null."""
     score: str = ""
@@ -91,6 +96,8 @@ class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     interrupted: str | None = None
     stopped_early: bool = False
     selection: str | None = None
+    tool_surface: str = ""
+    """`sha256:...` of the registered tools' names and parameter schemas."""
     skipped: int = 0
     """Cases not run (their fixtures say `skip`); neither passed nor failed."""
     score: str = ""
@@ -127,6 +134,7 @@ def _document(
         interrupted=report.interrupted,
         stopped_early=report.stopped_early,
         selection=report.selection,
+        tool_surface=report.tool_surface,
         skipped=report.skipped,
         **_scores(grade for case in report.cases for grade in case.grades),
     )
@@ -155,9 +163,16 @@ def _case_document(case: CaseReport) -> CaseDocument:
         stdout=case.stdout or msgspec.UNSET,
         stderr=case.stderr or msgspec.UNSET,
         llm_calls=case.record.llm_calls,
+        id=case.case_id,
+        case_hash=case.case_hash,
         skipped=case.skipped,
         **_scores(case.grades),
     )
+
+
+def case_json(case: CaseReport) -> bytes:
+    """One case's part of the JSON report, indented, with a trailing newline."""
+    return _indented(_case_document(case)) + b"\n"
 
 
 def to_json(report: SuiteReport, *, git_commit: str | None = None) -> bytes:
@@ -220,6 +235,7 @@ def from_document(document: ReportDocument) -> SuiteReport:
         interrupted=document.interrupted,
         stopped_early=document.stopped_early,
         selection=document.selection,
+        tool_surface=document.tool_surface,
     )
 
 
@@ -243,6 +259,8 @@ def case_from_document(case: CaseDocument) -> CaseReport:
         stdout=case.stdout or "",
         stderr=case.stderr or "",
         skipped=case.skipped,
+        case_id=case.id,
+        case_hash=case.case_hash,
     )
 
 

@@ -41,6 +41,10 @@ class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What the agent wrote to stderr during the case, bounded and redacted."""
     skipped: str | None = None
     """Why the case was not run (its fixture's `skip`), or None."""
+    case_id: str = ""
+    """The case's stable id (the fixture's `id`, else its file name's stem)."""
+    case_hash: str = ""
+    """`sha256:...` of the fixture's canonical JSON: what the case says, not how it is written."""
 
     @property
     def passed(self) -> bool:
@@ -80,6 +84,8 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     """Whether the run stopped at its first failed or errored case (`--exitfirst`)."""
     selection: str | None = None
     """Which cases of the suite were chosen (`-k EXPR`, paths, `--last-failed`), or None."""
+    tool_surface: str = ""
+    """`sha256:...` of the registered tools' names and parameter schemas."""
 
     @property
     def total(self) -> int:

@@ -137,6 +137,11 @@ def register(commands: Any) -> None:
         choices=("fd", "no"),
         help="fd: capture the agent's output per case; -s or no: show it live (default: fd)",
     )
+    run.add_argument(
+        "--dump-records",
+        metavar="DIR",
+        help="write one JSON file per failed or errored case (default: none)",
+    )
     run.set_defaults(handler=run_command)
 
 
@@ -225,6 +230,10 @@ def _run(args: argparse.Namespace) -> int:
     write_artifacts(
         outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
     )
+    if args.dump_records:
+        from harness.reports.receipts import dump_records
+
+        dump_records(report, args.dump_records)
     if args.history is not None:
         _record(outputs, args.history or config.history)
     try:
