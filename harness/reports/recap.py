@@ -24,9 +24,7 @@ _REASON_LIMIT = 200
 def render_recap(report: SuiteReport, paint: Paint | None = None) -> str:
     """The recap: a line per failed or errored case, then the summary line."""
     lines = [
-        case_line(case, paint)
-        for case in report.cases
-        if not case.passed and case.skipped is None
+        case_line(case, paint) for case in report.cases if not case.passed and case.skipped is None
     ]
     if lines:
         lines.insert(0, "")

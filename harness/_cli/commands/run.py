@@ -142,6 +142,16 @@ def register(commands: Any) -> None:
         metavar="DIR",
         help="write one JSON file per failed or errored case (default: none)",
     )
+    run.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="gate only on cases that passed in this baseline and fail now (default: none)",
+    )
+    run.add_argument(
+        "--write-baseline",
+        metavar="PATH",
+        help="write this run's per-case verdicts to PATH (default: none)",
+    )
     run.set_defaults(handler=run_command)
 
 
@@ -184,6 +194,11 @@ def _run(args: argparse.Namespace) -> int:
         capture=args.capture != "no",
         tool_names=args.tool_names,
     )
+    baseline = None
+    if args.baseline:
+        from harness.reports.baseline import read_baseline
+
+        baseline = read_baseline(args.baseline)
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
     suite = load_suite(folder, tool_names, config.limits, args.jobs)
     if setup.agent_command:
@@ -242,7 +257,26 @@ def _run(args: argparse.Namespace) -> int:
         reader_gone()
     if report.interrupted is not None:
         return exit_status(report.interrupted)
-    return report.exit_code()
+    return _baselines(args, report, baseline)
+
+
+def _baselines(args: argparse.Namespace, report: Any, baseline: Any) -> int:
+    """Write and compare baselines; the comparison, when there is one, is the exit status."""
+    import sys
+
+    if args.write_baseline:
+        from harness.reports.baseline import write_baseline
+
+        refused = write_baseline(report, args.write_baseline)
+        if refused:
+            print(f"harness: {refused}", file=sys.stderr)
+    if baseline is None:
+        return int(report.exit_code())
+    from harness.reports.baseline import compare
+
+    comparison = compare(baseline, report)
+    print(comparison.render(), file=sys.stderr if args.format == "json" else sys.stdout)
+    return comparison.exit_code()
 
 
 def _progress(
