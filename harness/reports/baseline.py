@@ -19,7 +19,15 @@ from harness.errors import UsageError
 from harness.reports.artifact import write_atomic
 from harness.reports.model import CaseReport, SuiteReport
 
-__all__ = ["SCHEMA", "Baseline", "Comparison", "compare", "read_baseline", "write_baseline"]
+__all__ = [
+    "SCHEMA",
+    "Baseline",
+    "Comparison",
+    "compare",
+    "read_baseline",
+    "write_baseline",
+    "write_marked_junit",
+]
 
 SCHEMA = "harness/baseline/v1"
 """The `schema` of every baseline file this harness writes and reads."""
@@ -162,6 +170,34 @@ def compare(baseline: Baseline, report: SuiteReport) -> Comparison:
         surface_changed=baseline.tool_surface != report.tool_surface,
         mode_changed=baseline.mode != report.mode,
     )
+
+
+_MARKED = {
+    "regressed": "REGRESSED: passed in the baseline, fails now (gates)",
+    "fixed": "fixed: failed in the baseline, passes now",
+    "changed": "changed since the baseline: refresh the baseline (not gated)",
+    "new": "new: not in the baseline",
+}
+
+
+def write_marked_junit(path: str, junit: bytes, baseline: Baseline, report: SuiteReport) -> None:
+    """Write `junit` with each flipped case marked: a `system-err` line, and for a regression
+    its failure message prefixed, so CI test views show what changed since the baseline."""
+    import xml.etree.ElementTree as ET
+
+    flips = {case.name: case.flip for case in compare(baseline, report).cases}
+    root = ET.fromstring(junit)
+    for testcase in root.iter("testcase"):
+        flip = flips.get(testcase.get("name", ""))
+        if flip not in _MARKED:
+            continue
+        note = ET.SubElement(testcase, "system-err")
+        note.text = f"baseline: {_MARKED[flip]}"
+        failure = testcase.find("failure")
+        if flip == "regressed" and failure is not None:
+            failure.set("message", f"REGRESSED since the baseline: {failure.get('message', '')}")
+    ET.indent(root)
+    write_atomic(path, ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
 
 
 def _flip(old: BaselineCase | None, case: CaseReport) -> Flip:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +69,21 @@ def test_the_baseline_round_trip(
     # an agent regression: the fixture is untouched (same hash) and its case now fails
     (tmp_path / "baseline_breaking_agent.py").write_text(BREAKING_AGENT)
     monkeypatch.chdir(tmp_path)
-    argv = ["run", "--suite", str(suite), "--baseline", str(baseline)]
+    junit = tmp_path / "flips.xml"
+    argv = ["run", "--suite", str(suite), "--baseline", str(baseline), "--junit", str(junit)]
     assert main([*argv, "--agent", "baseline_breaking_agent:factory"]) == 1
     out = capsys.readouterr().out
     assert "1 REGRESSED (passed in the baseline, fails now): to-break" in out
+    cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
+    broken = cases["to-break"]
+    failure = broken.find("failure")
+    assert failure is not None
+    assert failure.get("message", "").startswith("REGRESSED since the baseline: ")
+    assert broken.findtext("system-err") == (
+        "baseline: REGRESSED: passed in the baseline, fails now (gates)"
+    )
+    assert cases["to-change"].findtext("system-err", "").startswith("baseline: changed")
+    assert cases["steady"].find("system-err") is None
 
 
 BREAKING_AGENT = """

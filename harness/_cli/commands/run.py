@@ -243,8 +243,16 @@ def _run(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # the reader went away: the artifacts and the status still count
         reader_gone()
     write_artifacts(
-        outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
+        outputs,
+        json_path=args.json,
+        junit_path=None if baseline else args.junit,
+        junit_flavor=args.junit_flavor,
     )
+    if baseline is not None and args.junit:  # the JUnit file marks the flips
+        from harness.reports.baseline import write_marked_junit
+
+        junit = outputs.junit(args.junit_flavor)
+        write_marked_junit(args.junit, junit, baseline, report)
     if args.dump_records:
         from harness.reports.receipts import dump_records
 
