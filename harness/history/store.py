@@ -76,9 +76,9 @@ MIGRATIONS: tuple[str, ...] = (
 TABLES = {
     "runs": (
         "run_id suite mode started_at git_commit harness_version passed total duration_s"
-        " recorded_at"
+        " recorded_at tool_surface"
     ),
-    "case_results": "run_id name source passed error duration_s",
+    "case_results": "run_id name source passed error duration_s case_id case_hash",
 }
 """The tables of the current schema and their columns, checked whenever a history is opened."""
 
