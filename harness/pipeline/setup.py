@@ -92,10 +92,7 @@ def setup_from(
         setup = replace(setup, graders=graders)
     registered = check_tools(setup.tools, source=source, key=key)
     declared = tool_names if tool_names is not None else config.tool_names
-    if setup.agent_command:
-        registered = ()
-    else:
-        registered = registered_names(setup, registered)
+    registered = () if setup.agent_command else registered_names(setup, registered)
     return setup, tuple(dict.fromkeys((*registered, *(declared or ()))))
 
 

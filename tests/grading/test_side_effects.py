@@ -242,5 +242,5 @@ def test_seeded_files_and_the_file_tools_leave_a_real_side_effect(
     assert report.passed, report.failed_grades
     escaped = report.record.tool_calls[2]
     assert not escaped.success
-    assert "steps out of the case workspace" in escaped.result
+    assert "steps out of the case workspace" in (escaped.result or "")
     assert not (Path(case.source).parent.parent / "escape.txt").exists()
