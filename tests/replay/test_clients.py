@@ -220,10 +220,7 @@ def test_tool_names_declare_a_wire_agents_own_tools(
     )
     capsys.readouterr()
     assert main(["run"]) == 2
-    assert (
-        'names tool "echos", which is neither registered nor scripted'
-        in capsys.readouterr().err
-    )
+    assert 'names tool "echos", which is neither registered nor scripted' in capsys.readouterr().err
     (tmp_path / "pyproject.toml").write_text(
         f'[tool.harness]\nsuite_dir = "suite"\nagent_command = "{command}"\n'
         'tool_names = ["echos"]\n'
