@@ -19,6 +19,8 @@ nox.options.reuse_venv = "yes"
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 ARTIFACTS = "artifacts"
+CAPABILITY_BASELINE = "evals/capability.baseline.json"
+"""A baseline the capability session compares with, when the project keeps one."""
 
 
 def _harness_run(
@@ -57,9 +59,13 @@ def capability(session: nox.Session) -> None:
 
     Failing cases are tracked, never gated on: exit status 1 (some case failed) is accepted,
     2 (the harness cannot run, e.g. a fixture is rejected at load) still fails the session.
+    With evals/capability.baseline.json (`harness run --suite evals/capability
+    --write-baseline evals/capability.baseline.json`), the run also reports the cases that
+    improved or regressed since that baseline, next to the trend.
     """
     session.install(".[chart]")
-    _harness_run(session, "capability", "--history", success_codes=(0, 1))
+    baseline = ["--baseline", CAPABILITY_BASELINE] if os.path.isfile(CAPABILITY_BASELINE) else []
+    _harness_run(session, "capability", "--history", *baseline, success_codes=(0, 1))
     html = f"{ARTIFACTS}/capability-trend.html"
     session.run("harness", "trend", "--suite", "capability", "--html", html)
 

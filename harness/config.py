@@ -47,6 +47,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """`package.module:factory` building the project's own agent (default: the reference loop)."""
     tools: str | None = None
     """`package.module:factory` making the project's own tools."""
+    graders: tuple[str, ...] = ()
+    """`package.module:factory` paths, each making one of the project's own graders."""
     agent_command: str | None = None
     """A command that runs the agent in any language against the replay endpoint."""
     tool_names: tuple[Annotated[str, msgspec.Meta(min_length=1)], ...] | None = None

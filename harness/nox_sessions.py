@@ -24,6 +24,8 @@ from harness.version import DISTRIBUTION
 __all__ = ["ARTIFACTS", "REQUIREMENT_VARIABLE", "SESSIONS", "SUITES", "register", "requirement"]
 
 ARTIFACTS = "artifacts"
+CAPABILITY_BASELINE = "evals/capability.baseline.json"
+"""A baseline the capability session compares with, when the project keeps one."""
 REQUIREMENT_VARIABLE = "HARNESS_REQUIREMENT"
 SUITES = ("regression", "capability", "live")
 SESSIONS = (*SUITES, "harness-check")
@@ -100,10 +102,13 @@ def register(*, harness: str) -> None:
         """Nightly: replay evals/capability into the history and write the trend page.
 
         A failing case is tracked, never gated on: exit status 1 is accepted, 2 (a fixture
-        that cannot load) fails the session.
+        that cannot load) fails the session. With `evals/capability.baseline.json`, the run
+        also reports the cases that improved or regressed since that baseline.
         """
         _install(session, harness, extra="chart")
-        _run(session, "capability", "--history", success_codes=(0, 1))
+        kept = os.path.isfile(CAPABILITY_BASELINE)
+        baseline = ["--baseline", CAPABILITY_BASELINE] if kept else []
+        _run(session, "capability", "--history", *baseline, success_codes=(0, 1))
         html = f"{ARTIFACTS}/capability-trend.html"
         session.run("harness", "trend", "--suite", "capability", "--html", html)
 

@@ -51,6 +51,8 @@ class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Completion tokens of the replies the agent consumed."""
     requests: tuple[Any, ...] = ()
     """Each request body the agent sent to the replay endpoint (wire runs only)."""
+    llm_calls: int = 0
+    """How many model replies the agent consumed."""
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -87,6 +89,7 @@ class RecordingObserver:
         self._calls: list[RecordedCall] = []
         self._input_tokens = 0
         self._output_tokens = 0
+        self._llm_calls = 0
 
     def notify(self, event: Event) -> None:
         """Record a call, or add a reply's tokens to the totals."""
@@ -95,6 +98,7 @@ class RecordingObserver:
         else:
             self._input_tokens += event.input_tokens
             self._output_tokens += event.output_tokens
+            self._llm_calls += 1
 
     def record(
         self, final_response: str, requests: tuple[Any, ...] = (), *, wire: bool = False
@@ -113,6 +117,7 @@ class RecordingObserver:
             input_tokens=self._input_tokens,
             output_tokens=self._output_tokens,
             requests=requests,
+            llm_calls=self._llm_calls,
         )
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 from harness.messages import RecordedCall
@@ -101,3 +104,24 @@ TWO_ECHOES: list[dict[str, Any]] = [
     }
 ]
 """One turn that echoes `a`, then `b`, then answers `a b`."""
+
+
+def portable_regression(folder: Path) -> str:
+    """A copy of `evals/regression` holding the fixtures any agent can replay.
+
+    Those that script only `echo`: the file tools (`write_file`, `read_file`) belong to the
+    reference loop, and the test agents here bring `echo` alone.
+    """
+    source = Path(__file__).resolve().parent.parent / "evals" / "regression"
+    target = folder / "regression"
+    target.mkdir()
+    for path in sorted(source.glob("*.json")):
+        tools = {
+            call["name"]
+            for turn in json.loads(path.read_text())["turns"]
+            for step in turn["steps"]
+            for call in step["response"].get("tool_calls", ())
+        }
+        if tools <= {"echo"}:
+            shutil.copy(path, target / path.name)
+    return str(target)

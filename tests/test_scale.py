@@ -25,7 +25,7 @@ from harness.reports.document import SCHEMA_VERSION, to_json
 from harness.reports.merge import merge_reports, read_part
 from harness.reports.model import CaseReport, SuiteReport
 from tests.agents import upper_tools
-from tests.builders import echo_trace, text_step
+from tests.builders import echo_trace, portable_regression, text_step
 from tests.conftest import WriteFixture
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,12 +97,12 @@ def test_jobs_output_equals_serial_output(
     assert without_timings(parallel) == without_timings(serial)
 
 
-def test_jobs_with_a_project_agent(capsys: pytest.CaptureFixture[str]) -> None:
+def test_jobs_with_a_project_agent(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Plugged-in agents and tools reach the workers too."""
     argv = [
         "run",
         "--suite",
-        str(REPO / "evals" / "regression"),
+        portable_regression(tmp_path),
         "--agent",
         "tests.agents:sync_agent",
     ]

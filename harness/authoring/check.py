@@ -16,6 +16,7 @@ from harness.authoring.hints import mutant_hints, negative_hint
 from harness.authoring.mutation import strength
 from harness.authoring.privacy import PrivacyLint
 from harness.errors import FixtureError, SuiteError
+from harness.fixtures.admission import never_failing_tools
 from harness.fixtures.format import Case
 from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 from harness.fixtures.reading import read_fixture
@@ -36,7 +37,7 @@ class CheckFinding(msgspec.Struct, frozen=True, kw_only=True):
 
     severity: Severity
     rule: str
-    """load, vacuous, claim, strength, balance or privacy.*"""
+    """load, vacuous, claim, strength, balance, skip, never-fails or privacy.*"""
     file: str
     location: str | None
     message: str
@@ -116,6 +117,9 @@ def check_suites(
         if setup.agent_command and not registered:
             registered = None  # its tools are its own: none declared, nothing to warn against
         for case in cases:
+            findings.extend(_warnings(case, registered))
+            if case.trace.skip is not None:
+                continue  # a skipped case is not run, so there is nothing to measure
             findings.extend(_vacuous(case))
             findings.extend(_unknown_tools(case, registered))
             measured, found = _strength(case, setup, min_strength)
@@ -143,6 +147,25 @@ def _privacy(paths: Sequence[str], lint: PrivacyLint, limits: Limits) -> list[Ch
             continue  # the load rules report it
         found.extend(_error(f.rule, path, f.location, f.message) for f in findings)
     return found
+
+
+def _warnings(case: Case, registered: frozenset[str] | None) -> list[CheckFinding]:
+    found = []
+    if case.trace.skip is not None:
+        message = f"skipped: {case.trace.skip} (it is not run, and never counts as passed)"
+        found.append(_warning("skip", case.source, "$.skip", message))
+    if registered is not None:
+        found.extend(
+            _warning("never-fails", case.source, location, message)
+            for location, message in never_failing_tools(case, registered)
+        )
+    return found
+
+
+def _warning(rule: str, file: str, location: str | None, message: str) -> CheckFinding:
+    return CheckFinding(
+        severity="warning", rule=rule, file=file, location=location, message=message
+    )
 
 
 def _vacuous(case: Case) -> list[CheckFinding]:

@@ -146,6 +146,9 @@ def strength(case: Case, record: RunRecord) -> Strength:
     A record made at the wire gets no mutant of what the wire does not observe (the arguments
     a tool received; success, over a protocol with no error flag): killing one would be
     vacuous.
+
+    A mutant changes the record, never the workspace, so the workspace checks (which would
+    fail for want of one) are left out: they cannot tell a mutant from the original.
     """
     survivors: list[Mutant] = []
     total = 0
@@ -156,7 +159,8 @@ def strength(case: Case, record: RunRecord) -> Strength:
         if mutant.kind in unobserved:
             continue
         total += 1
-        if all(grade.passed for grade in evaluate_expects(case.expects, mutant.record)):
+        grades = evaluate_expects(case.expects, mutant.record)
+        if all(grade.passed for grade in grades if grade.category != "side_effect"):
             survivors.append(mutant)
     return Strength(
         killed=total - len(survivors),

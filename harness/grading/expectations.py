@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from harness.fixtures.format import Case, Expects, PayloadExpect
-from harness.fixtures.pattern import compile_pattern
+from harness.fixtures.pattern import compile_pattern, has_unicode_word_char
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
@@ -29,17 +29,34 @@ class ExpectationsGrader:
         return tuple(_grades(case.expects, record))
 
 
-def evaluate_expects(expects: Expects, record: RunRecord) -> tuple[GradeResult, ...]:
-    """Every declared check of `expects` against `record`: the expectations, then requests.
+def evaluate_expects(
+    expects: Expects, record: RunRecord, context: GradeContext | None = None
+) -> tuple[GradeResult, ...]:
+    """Every declared check of `expects` against `record`, as the built-in graders make them.
 
-    The same checks, in the same order, as a case goes through with the built-in graders.
+    The same checks, in the same order, as a case goes through: the expectations, the
+    response's JSON, the workspace (`context.workspace`; none without a context), the budget,
+    then the requests.
     """
-    grades = tuple(_grades(expects, record))
-    if expects.requests is None:
-        return grades
-    from harness.grading.requests import grade_requests  # only wire fixtures declare them
+    context = context or GradeContext()
+    grades = list(_grades(expects, record))
+    if expects.response_json:
+        from harness.grading.response_json import grade_response_json
 
-    return (*grades, *grade_requests(expects.requests, record.requests))
+        grades += grade_response_json(expects.response_json, record.final_response)
+    if expects.workspace is not None:
+        from harness.grading.workspace import grade_workspace
+
+        grades += grade_workspace(expects.workspace, context.workspace)
+    if expects.budget is not None:
+        from harness.grading.budget import grade_budget
+
+        grades += grade_budget(expects.budget, record, context)
+    if expects.requests is not None:
+        from harness.grading.requests import grade_requests  # only wire fixtures declare them
+
+        grades += grade_requests(expects.requests, record.requests)
+    return tuple(grades)
 
 
 def _grades(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
@@ -59,11 +76,15 @@ def _grades(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
     for tool in expects.tools_used:
         called = tool in names
         detail = "called" if called else f"not called; tools called: {_distinct(names)}"
-        yield GradeResult(check=f"tools_used({quote(tool)})", passed=called, detail=detail)
+        yield GradeResult(
+            check=f"tools_used({quote(tool)})", passed=called, detail=detail, category="tool"
+        )
     for tool in expects.tools_not_used:
         unused = tool not in names
         detail = "not called" if unused else "unexpectedly called"
-        yield GradeResult(check=f"tools_not_used({quote(tool)})", passed=unused, detail=detail)
+        yield GradeResult(
+            check=f"tools_not_used({quote(tool)})", passed=unused, detail=detail, category="tool"
+        )
     yield from _count_grades(expects, count, names)
     for payload in expects.tool_arguments_contain:
         yield _grade_payload("tool_arguments_contain", payload, record, lambda c: c.arguments)
@@ -75,6 +96,7 @@ def _grades(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
             check=f"all_tools_succeeded({_bool(expects.all_tools_succeeded)})",
             passed=actual == expects.all_tools_succeeded,
             detail=f"actual all_tools_succeeded = {_bool(actual)}",
+            category="tool",
         )
     for source in expects.response_matches:
         yield _grade_match(source, response)
@@ -84,17 +106,13 @@ def _count_grades(expects: Expects, count: int, names: tuple[str, ...]) -> Itera
     detail = f"{count} tool call(s)"
     if expects.max_tool_calls is not None:
         bound = expects.max_tool_calls
-        yield GradeResult(check=f"max_tool_calls({bound})", passed=count <= bound, detail=detail)
+        yield _tool(f"max_tool_calls({bound})", count <= bound, detail)
     if expects.min_tool_calls is not None:
         bound = expects.min_tool_calls
-        yield GradeResult(check=f"min_tool_calls({bound})", passed=count >= bound, detail=detail)
+        yield _tool(f"min_tool_calls({bound})", count >= bound, detail)
     if expects.exact_tool_calls is not None:
         bound = expects.exact_tool_calls
-        yield GradeResult(
-            check=f"exact_tool_calls({bound})",
-            passed=count == bound,
-            detail=f"{detail}: {quote_list(names)}",
-        )
+        yield _tool(f"exact_tool_calls({bound})", count == bound, f"{detail}: {quote_list(names)}")
 
 
 def _grade_payload(
@@ -114,24 +132,24 @@ def _grade_payload(
                 f"no call {index} to {quote(tool)}; only {len(found)} call(s) observed: "
                 f"{quote_list(payloads)}"
             )
-            return GradeResult(check=check, passed=False, detail=detail)
+            return _tool(check, False, detail)
         payload = found[index]
         if payload is None:
             detail = f"call {index} got no result: the agent never sent one back"
-            return GradeResult(check=check, passed=False, detail=detail)
+            return _tool(check, False, detail)
         hit = needle in payload
         detail = f"found in call {index}" if hit else f"call {index} payload was {quote(payload)}"
-        return GradeResult(check=check, passed=hit, detail=detail)
+        return _tool(check, hit, detail)
     if not found:
         detail = f"{quote(tool)} was never called; tools called: {_distinct(record.tool_names)}"
-        return GradeResult(check=check, passed=False, detail=detail)
+        return _tool(check, False, detail)
     if any(needle in payload for payload in payloads):
-        return GradeResult(check=check, passed=True, detail="found")
+        return _tool(check, True, "found")
     detail = f"not found; observed payloads: {quote_list(payloads)}"
     missing = len(found) - len(payloads)
     if missing:
         detail += f"; {missing} call(s) got no result: the agent never sent one back"
-    return GradeResult(check=check, passed=False, detail=detail)
+    return _tool(check, False, detail)
 
 
 def _grade_match(source: str, response: str) -> GradeResult:
@@ -139,9 +157,20 @@ def _grade_match(source: str, response: str) -> GradeResult:
     pattern = compile_pattern(source)
     if pattern.error is not None:
         return GradeResult(check=check, passed=False, detail=f"invalid regex: {pattern.error}")
+    if pattern.word_boundary and has_unicode_word_char(response):
+        detail = (
+            "cannot decide like Rust's regex: \\b and \\B see Unicode word characters there "
+            f"but only ASCII ones in RE2, and the response has non-ASCII letters or digits: "
+            f"{quote(response)}; write the boundary out, e.g. (?:^|\\W)word(?:\\W|$)"
+        )
+        return GradeResult(check=check, passed=False, detail=detail)
     matched = pattern.search(response)
     detail = "matched" if matched else f"no match in response: {quote(response)}"
     return GradeResult(check=check, passed=matched, detail=detail)
+
+
+def _tool(check: str, passed: bool, detail: str) -> GradeResult:
+    return GradeResult(check=check, passed=passed, detail=detail, category="tool")
 
 
 def _distinct(names: tuple[str, ...]) -> str:

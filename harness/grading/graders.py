@@ -1,6 +1,7 @@
 """The graders a case goes through: the built-in ones, then the project's own.
 
-The built-in graders (the expectations, then the request checks) are registered exactly as a
+The built-in graders (the expectations, the response's JSON, the workspace, the budget, the
+request checks) are registered exactly as a
 project's graders are, and every one goes through the `Grader` protocol. A project grader
 that raises or returns something that is not grades errors its case with a message that
 names it; it never crashes the suite.
@@ -12,9 +13,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from harness.errors import ExtensionError
+from harness.grading.budget import BudgetGrader
 from harness.grading.expectations import ExpectationsGrader
 from harness.grading.requests import RequestsGrader
+from harness.grading.response_json import ResponseJsonGrader
 from harness.grading.result import GradeContext, Grader, GradeResult
+from harness.grading.workspace import WorkspaceGrader
 
 if TYPE_CHECKING:
     from harness.fixtures.format import Case
@@ -22,8 +26,15 @@ if TYPE_CHECKING:
 
 __all__ = ["BUILT_IN", "grade_case"]
 
-BUILT_IN: tuple[Grader, ...] = (ExpectationsGrader(), RequestsGrader())
-"""The graders every case goes through, in order: expectations, then request checks."""
+BUILT_IN: tuple[Grader, ...] = (
+    ExpectationsGrader(),
+    ResponseJsonGrader(),
+    WorkspaceGrader(),
+    BudgetGrader(),
+    RequestsGrader(),
+)
+"""The graders every case goes through, in order: the 11 expectations, JSON fields of the
+response, the workspace, the budget, then request checks."""
 
 
 def grade_case(
@@ -35,7 +46,8 @@ def grade_case(
     """Every check of `case`: the built-in graders' results, then each of `extra`'s.
 
     Raises:
-        ExtensionError: A grader of `extra` raised or returned something that is not grades.
+        ExtensionError: A grader of `extra` raised or returned something that is not grades,
+            or no grader returned any grade.
     """
     grades: list[GradeResult] = []
     for grader in BUILT_IN:
@@ -49,4 +61,8 @@ def grade_case(
         if not all(isinstance(result, GradeResult) for result in results):
             raise ExtensionError(f"grader {name} returned something that is not GradeResults")
         grades.extend(results)
+    if not grades:  # every case declares a check, so no grade at all means none was made
+        raise ExtensionError(
+            "no grader returned a check for this case: an empty grade list is never a pass"
+        )
     return tuple(grades)

@@ -51,12 +51,19 @@ def grade_requests(checks: RequestExpects, requests: Sequence[Any]) -> Iterator[
 def _every(check: str, requests: Sequence[Any], test: Any, *args: Any) -> GradeResult:
     requests = [_body(entry) for entry in requests if _answered(entry)]
     if not requests:
-        return GradeResult(check=check, passed=False, detail=NO_REQUESTS)
+        return GradeResult(check=check, passed=False, detail=NO_REQUESTS, category="request")
     for index, request in enumerate(requests):
         failure = test(request, *args)
         if failure is not None:
-            return GradeResult(check=check, passed=False, detail=f"request {index}: {failure}")
-    return GradeResult(check=check, passed=True, detail=f"in all {len(requests)} request(s)")
+            return GradeResult(
+                check=check, passed=False, detail=f"request {index}: {failure}", category="request"
+            )
+    return GradeResult(
+        check=check,
+        passed=True,
+        detail=f"in all {len(requests)} request(s)",
+        category="request",
+    )
 
 
 def _offers(request: dict[str, Any], name: str) -> str | None:

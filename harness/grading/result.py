@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
@@ -11,7 +11,20 @@ if TYPE_CHECKING:
     from harness.fixtures.format import Case
     from harness.recording import RunRecord
 
-__all__ = ["GradeContext", "GradeResult", "Grader"]
+__all__ = ["CATEGORIES", "Category", "GradeContext", "GradeResult", "Grader"]
+
+Category = Literal["response", "tool", "side_effect", "budget", "request", "config"]
+"""What a check looks at: the final response, the tool calls, the workspace the run left,
+what it spent, what it sent to the endpoint, or how the agent was configured."""
+CATEGORIES: tuple[Category, ...] = (
+    "response",
+    "tool",
+    "side_effect",
+    "budget",
+    "request",
+    "config",
+)
+"""Every category, in report order."""
 
 
 class GradeResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -23,6 +36,8 @@ class GradeResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Whether it passed."""
     detail: str
     """What was observed."""
+    category: Category = "response"
+    """What the check looks at; a project's grader should say (the default is `response`)."""
 
 
 class GradeContext(msgspec.Struct, frozen=True, kw_only=True, gc=False):

@@ -20,9 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import sqlite3
-import stat
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from types import TracebackType
@@ -31,6 +29,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from harness.errors import HistoryError
+from harness.history.failures import cause, check_is_file, wrong_type
 from harness.reports.document import ReportDocument, decode_document
 
 __all__ = ["CaseRow", "History", "RunRow", "run_id_of"]
@@ -64,19 +63,27 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, name)
     );
     """,
+    # version 2: the run's tool surface and each case's stable id and fixture hash
+    """
+    ALTER TABLE runs ADD COLUMN tool_surface TEXT;
+    ALTER TABLE case_results ADD COLUMN case_id TEXT;
+    ALTER TABLE case_results ADD COLUMN case_hash TEXT;
+    """,
 )
 """Schema migrations: entry i brings a file from version i to version i + 1."""
 
 TABLES = {
     "runs": (
         "run_id suite mode started_at git_commit harness_version passed total duration_s"
-        " recorded_at"
+        " recorded_at tool_surface"
     ),
-    "case_results": "run_id name source passed error duration_s",
+    "case_results": "run_id name source passed error duration_s case_id case_hash",
 }
 """The tables of the current schema and their columns, checked whenever a history is opened."""
 
 Row = TypeVar("Row")
+CaseValues = tuple[str, str, bool, str | None, float, str | None, str | None]
+"""One case row as recorded: name, source, passed, error, duration_s, id, case_hash."""
 
 
 class RunRow(msgspec.Struct, frozen=True, array_like=True):
@@ -115,12 +122,12 @@ class History:
     def __init__(self, path: str) -> None:
         self.path = path
         try:
-            _check_is_file(path)
+            check_is_file(path)
             folder = os.path.dirname(os.path.abspath(path))
             os.makedirs(folder, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as exc:
-            raise HistoryError(path, f"cannot open the history: {_cause(exc, path)}") from None
+            raise HistoryError(path, f"cannot open the history: {cause(exc, path)}") from None
         except OSError as exc:
             raise HistoryError(path, f"cannot open the history: {exc.strerror or exc}") from None
         try:
@@ -130,7 +137,7 @@ class History:
             self._check_tables()
         except sqlite3.Error as exc:
             self._db.close()
-            raise HistoryError(path, f"cannot open the history: {_cause(exc, path)}") from None
+            raise HistoryError(path, f"cannot open the history: {cause(exc, path)}") from None
         except BaseException:
             self._db.close()
             raise
@@ -208,11 +215,11 @@ class History:
         self,
         run_id: str,
         document: ReportDocument,
-        rows: Iterable[tuple[str, str, bool, str | None, float]],
+        rows: Iterable[CaseValues],
     ) -> bool:
         """Record a streamed run: its document without cases, and one row per case as the
-        JSON artifact holds it (name, source, passed, error, duration_s); `run_id` is the
-        artifact's SHA-256. False when it was already recorded.
+        JSON artifact holds it (name, source, passed, error, duration_s, id, case_hash);
+        `run_id` is the artifact's SHA-256. False when it was already recorded.
 
         Raises:
             HistoryError: The write failed.
@@ -223,14 +230,14 @@ class History:
         self,
         run_id: str,
         document: ReportDocument,
-        rows: Iterable[tuple[str, str, bool, str | None, float]] | None = None,
+        rows: Iterable[CaseValues] | None = None,
     ) -> bool:
         recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 cursor = self._db.execute(
-                    "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run_id,
                         document.suite,
@@ -242,17 +249,26 @@ class History:
                         document.total,
                         document.duration_s,
                         recorded_at,
+                        document.tool_surface or None,
                     ),
                 )
                 added = cursor.rowcount == 1
                 if added:
                     if rows is None:
                         rows = (
-                            (c.name, c.source, c.passed, c.error, c.duration_s)
+                            (
+                                c.name,
+                                c.source,
+                                c.passed,
+                                c.error,
+                                c.duration_s,
+                                c.id or None,
+                                c.case_hash or None,
+                            )
                             for c in document.cases
                         )
                     self._db.executemany(
-                        "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?)",
+                        "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         ((run_id, *row) for row in rows),
                     )
                 self._db.execute("COMMIT")
@@ -261,7 +277,7 @@ class History:
                 raise
         except sqlite3.Error as exc:
             raise HistoryError(
-                self.path, f"cannot record the run: {_cause(exc, self.path)}"
+                self.path, f"cannot record the run: {cause(exc, self.path)}"
             ) from None
         return added
 
@@ -302,7 +318,7 @@ class History:
             return rows
         except sqlite3.Error as exc:
             raise HistoryError(
-                self.path, f"cannot read the history: {_cause(exc, self.path)}"
+                self.path, f"cannot read the history: {cause(exc, self.path)}"
             ) from None
 
     def _rows(
@@ -322,67 +338,6 @@ class History:
                 msgspec.convert(row, row_type, strict=False)
             except msgspec.ValidationError as exc:
                 raise HistoryError(
-                    self.path, _wrong_type(table, columns, number, row, exc)
+                    self.path, wrong_type(table, columns, number, row, exc)
                 ) from None
         raise HistoryError(self.path, f"table {table!r} holds values of the wrong types")
-
-
-def _wrong_type(
-    table: str,
-    columns: Sequence[str],
-    number: int,
-    row: tuple[Any, ...],
-    exc: msgspec.ValidationError,
-) -> str:
-    """`table 'runs', the row of run_id '…', column passed: Expected `int`, got `str``."""
-    match = re.search(r"- at `\$\[(\d+)\]", str(exc))
-    reason = str(exc).split(" - at ", 1)[0]
-    column = int(match[1]) if match else -1
-    run_id = row[0] if len(columns) > 1 and row and isinstance(row[0], str) else None
-    where = f"the row of run_id {run_id!r}" if run_id is not None else f"row {number}"
-    if run_id is not None and table == "case_results" and len(row) > 1:
-        where += f" and name {row[1]!r}"
-    named = f", column {columns[column]}" if 0 <= column < len(columns) else ""
-    return f"table {table!r}, {where}{named}: a value of the wrong type: {reason}"
-
-
-def _check_is_file(path: str) -> None:
-    """Refuse a history path that exists but is not a regular file (`/dev/null`, a folder)."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return  # a new history
-    if not stat.S_ISREG(mode):
-        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
-        raise HistoryError(path, f"cannot open the history: it is {kind}")
-
-
-def _cause(exc: sqlite3.Error, path: str) -> str:
-    """What went wrong, in words: SQLite's message, and for a failed write its likely cause.
-
-    SQLite reports a full disk and a file over the size limit as an I/O error or a full
-    database; the disk's free space and the process's limit tell them apart.
-    """
-    name = getattr(exc, "sqlite_errorname", "")
-    if name != "SQLITE_FULL" and not name.startswith("SQLITE_IOERR"):
-        return str(exc)
-    return f"{exc} ({name}): {_write_failure(path)}"
-
-
-def _write_failure(path: str) -> str:
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        disk = os.statvfs(folder)
-        if disk.f_bavail * disk.f_frsize < 1024 * 1024:
-            return f"the disk is full (no space left in {folder})"
-    except OSError:
-        pass
-    try:
-        import resource  # POSIX only
-
-        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-        if limit != resource.RLIM_INFINITY:
-            return f"the history reached the file-size limit (ulimit -f) of {limit} bytes"
-    except (ImportError, OSError, ValueError):
-        pass
-    return "the disk is full or failing, or a file-size limit was reached"

@@ -8,12 +8,14 @@ from typing import Any
 
 from harness.errors import AgentError, CaseError, ConfigError, ExtensionError
 from harness.fixtures.format import Case
+from harness.fixtures.identity import case_hash, case_id
 from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import ModelProvider, Observer
 from harness.pipeline.capture import Capture, Captured
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.pipeline.watchdog import on_timer
+from harness.pipeline.workspace import prepare
 from harness.recording import FanOut, ObservedProvider, RecordingObserver
 from harness.replay.agent import Agent
 from harness.replay.context import CaseContext, Endpoint
@@ -36,6 +38,15 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     Raises:
         ConfigError: The agent factory returned something that is not an agent.
     """
+    identity, digest = case_id(case), case_hash(case.trace)
+    if case.trace.skip is not None:  # not run, so never passed
+        return CaseReport(
+            name=case.name,
+            source=case.source,
+            skipped=case.trace.skip,
+            case_id=identity,
+            case_hash=digest,
+        )
     started = time.perf_counter()
     recorder = RecordingObserver()
     observer: Observer = FanOut(recorder, setup.observers) if setup.observers else recorder
@@ -46,9 +57,11 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     with Workspace() as workspace:
         endpoint = Endpoint(case.name, provider, observer, lambda: replay.turn)
         try:
-            with capture or contextlib.nullcontext():
-                played = _play(case, setup, provider, replay, workspace, endpoint)
-            final_response, error, trace = played
+            final_response, error, trace = prepare(case, workspace)
+            if error is None:
+                with capture or contextlib.nullcontext():
+                    played = _play(case, setup, provider, replay, workspace, endpoint)
+                final_response, error, trace = played
         finally:
             wire = endpoint.close()
         requests: tuple[Any, ...] = ()
@@ -84,6 +97,8 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             duration=time.perf_counter() - started,
             stdout=redact(output.stdout),
             stderr=redact(output.stderr),
+            case_id=identity,
+            case_hash=digest,
         )
     )
 

@@ -25,7 +25,9 @@ __all__ = [
     "AgentFactory",
     "Setup",
     "reference_agent",
+    "registered_names",
     "setup_from",
+    "tool_surface",
 ]
 
 
@@ -85,11 +87,69 @@ def setup_from(
             "[tool.harness].default_tools",
             "false leaves no tool at all: set `tools` to the project's tools factory",
         )
+    if config.graders:
+        graders = _graders(config.graders, config_path or "pyproject.toml", root)
+        setup = replace(setup, graders=graders)
     registered = check_tools(setup.tools, source=source, key=key)
     declared = tool_names if tool_names is not None else config.tool_names
-    if setup.agent_command:
-        registered = ()
+    registered = () if setup.agent_command else registered_names(setup, registered)
     return setup, tuple(dict.fromkeys((*registered, *(declared or ()))))
+
+
+def registered_names(setup: Setup, names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names`, the tools `setup.tools` makes, and the file tools the reference loop adds."""
+    if setup.agent_factory is not reference_agent or setup.agent_command:
+        return names
+    from harness.replay.files import FILE_TOOL_NAMES
+
+    return (*names, *(name for name in FILE_TOOL_NAMES if name not in names))
+
+
+def _graders(paths: tuple[str, ...], source: str, root: str | None) -> tuple[Grader, ...]:
+    """Each `module:factory` of `[tool.harness].graders`, called once for its grader.
+
+    Raises:
+        ConfigError: A path cannot be loaded, its factory fails, or makes no grader.
+    """
+    from harness.replay.plugin import load_callable
+
+    graders: list[Grader] = []
+    for index, path in enumerate(paths):
+        key = f"[tool.harness].graders[{index}]"
+        factory = load_callable(path, source=source, key=key, root=root)
+        try:
+            grader = factory()
+        except Exception as exc:
+            reason = f"the grader factory failed: {type(exc).__name__}: {exc}"
+            raise ConfigError(source, key, reason) from None
+        if not callable(getattr(grader, "grade", None)):
+            reason = (
+                f"{path} made {type(grader).__name__}, which is not a grader "
+                "(it needs grade(case, record, context))"
+            )
+            raise ConfigError(source, key, reason)
+        graders.append(grader)
+    return tuple(graders)
+
+
+def tool_surface(setup: Setup) -> str:
+    """`sha256:...` of the tools a case's agent is offered: names and parameter schemas.
+
+    Two runs with the same surface offered the model the same tools; a baseline records it.
+    """
+    import hashlib
+    import json
+
+    tools = list(setup.tools())
+    if setup.agent_factory is reference_agent and not setup.agent_command:
+        from harness.replay.files import file_tools
+        from harness.replay.workspace import Workspace
+
+        names = {tool.name for tool in tools}
+        tools += [tool for tool in file_tools(Workspace()) if tool.name not in names]
+    surface = sorted((tool.name, tool.parameters) for tool in tools)
+    text = json.dumps(surface, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:
@@ -139,8 +199,14 @@ DEFAULT_CASE_TIMEOUT = 60.0
 
 
 def reference_agent(context: CaseContext) -> Agent:
-    """The default `AgentFactory`: the reference loop over the case's provider and tools."""
-    return ReferenceAgent(context.provider, context.tools)
+    """The default `AgentFactory`: the reference loop over the case's provider and tools.
+
+    The loop also gets `write_file` and `read_file`, confined to the case workspace, unless
+    the project's tools already use those names.
+    """
+    from harness.replay.files import file_tools
+
+    return ReferenceAgent(context.provider, context.tools.with_tools(file_tools(context.workspace)))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterator, Sequence
 
 from harness._parallel import gc_paused
 from harness.fixtures.format import Case
+from harness.fixtures.identity import case_hash, case_id
 from harness.fixtures.suite import PARALLEL_MIN, Suite
 from harness.pipeline.case import run_case
 from harness.pipeline.interrupt import signal_name
-from harness.pipeline.setup import DEFAULT_SETUP, Setup
+from harness.pipeline.setup import DEFAULT_SETUP, Setup, tool_surface
 from harness.reports.model import CaseReport, SuiteReport
 
 __all__ = ["AUTO", "CRASH_MESSAGE", "PROBE_CASES", "WORKER_START_S", "run_suite", "worth_workers"]
@@ -107,6 +108,7 @@ def run_suite(
         interrupted=interrupted,
         selection=suite.selection,
         stopped_early=stopped_early and ran < len(suite.cases),
+        tool_surface=tool_surface(setup),
     )
 
 
@@ -203,7 +205,13 @@ def _in_workers(suite: Suite, setup: Setup, jobs: int) -> bool:
 def _crashed(cases: Sequence[Case], index: int) -> CaseReport:
     """The report of the case at `index`, whose worker process died while running it."""
     case = cases[index]
-    return CaseReport(name=case.name, source=case.source, error=CRASH_MESSAGE)
+    return CaseReport(
+        name=case.name,
+        source=case.source,
+        error=CRASH_MESSAGE,
+        case_id=case_id(case),
+        case_hash=case_hash(case.trace),
+    )
 
 
 def _iso_utc(seconds: float) -> str:

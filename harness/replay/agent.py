@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from harness.errors import AgentError
 from harness.messages import Message
+from harness.replay.final_text import final_text
 
 if TYPE_CHECKING:
     from harness.messages import ModelProvider
@@ -52,6 +53,8 @@ class ReferenceAgent:
 
         Tool calls run sequentially, in order, and their outputs go back into the history.
         An unknown tool or a tool that raises is a failed call, not an error: the loop goes on.
+        The final text loses `<think>` blocks and trailing end-of-message markers, and is
+        trimmed (`harness.replay.final_text`).
 
         Raises:
             AgentError: The input is blank, a reply has neither text nor tool calls, or every
@@ -66,9 +69,10 @@ class ReferenceAgent:
                 Message(role="assistant", content=reply.text, tool_calls=reply.tool_calls)
             )
             if not reply.tool_calls:
-                if not reply.text.strip():
+                text = final_text(reply.text)
+                if not text:
                     raise AgentError("provider completed without final text or tool calls")
-                return reply.text
+                return text
             for call in reply.tool_calls:
                 output = self._tools.dispatch(call)
                 self.history.append(Message(role="tool", content=output.text, tool_call_id=call.id))

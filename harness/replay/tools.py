@@ -129,6 +129,13 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
+    def with_tools(self, tools: Iterable[Tool]) -> ToolRegistry:
+        """This registry and `tools` (those whose name is not taken), reporting to one observer."""
+        extra = [tool for tool in tools if tool.name not in self._tools]
+        return ToolRegistry(
+            [*(tool._tool for tool in self._tools.values()), *extra], self._observer
+        )
+
     def specs(self) -> tuple[ToolSpec, ...]:
         """The specs offered to the model."""
         return tuple(spec_of(tool) for tool in self._tools.values())

@@ -9,7 +9,7 @@ run's. `decode_document` is the one reader of the bytes, for `harness merge` and
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -20,15 +20,18 @@ from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
 from harness.reports.model import CaseReport, SuiteReport, passes
+from harness.reports.score import Tally, by_category, score_text, tally
 from harness.text import without_surrogates
 from harness.version import __version__
 
 __all__ = [
     "SCHEMA_VERSION",
     "CaseDocument",
+    "Counts",
     "ReportDocument",
     "case_chunk",
     "case_from_document",
+    "case_json",
     "decode_document",
     "from_document",
     "json_chunks",
@@ -60,6 +63,18 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     # What the agent printed, bounded and redacted; left out of the document when empty.
     stdout: str | msgspec.UnsetType = msgspec.UNSET
     stderr: str | msgspec.UnsetType = msgspec.UNSET
+    llm_calls: int = 0
+    id: str = ""
+    """The case's stable id (the fixture's `id`, else its file name's stem)."""
+    case_hash: str = ""
+    """`sha256:...` of the fixture's canonical JSON."""
+    skipped: str | None = None
+    """Why the case was not run, or null."""
+    score: str = ""
+    """`7/9 checks`: the case's partial score (derived from `grades`, never read back)."""
+    checks: Tally = Tally(passed=0, total=0)
+    categories: dict[str, Tally] = msgspec.field(default_factory=dict)
+    """Checks passed and made, per grade category."""
 
 
 class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,6 +99,14 @@ class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     interrupted: str | None = None
     stopped_early: bool = False
     selection: str | None = None
+    tool_surface: str = ""
+    """`sha256:...` of the registered tools' names and parameter schemas."""
+    skipped: int = 0
+    """Cases not run (their fixtures say `skip`); neither passed nor failed."""
+    score: str = ""
+    """`61/64 checks`: every case's checks together (derived, never read back)."""
+    checks: Tally = Tally(passed=0, total=0)
+    categories: dict[str, Tally] = msgspec.field(default_factory=dict)
 
 
 def to_document(report: SuiteReport, *, git_commit: str | None = None) -> ReportDocument:
@@ -95,17 +118,29 @@ def _document(
     report: SuiteReport,
     git_commit: str | None,
     cases: tuple[CaseDocument, ...],
-    counts: tuple[int, int, int] | None = None,
+    counts: Counts | None = None,
 ) -> ReportDocument:
     if counts is not None:  # streamed: the cases were counted as they finished, not kept
-        passed, errored, total = counts
-        failed = total - passed
-        all_passed = passes(
-            failed=failed, total=total, shard=report.shard, interrupted=report.interrupted
+        passed, errored, total, skipped = (
+            counts.passed,
+            counts.errored,
+            counts.total,
+            counts.skipped,
         )
+        failed = total - passed - skipped
+        all_passed = passes(
+            failed=failed,
+            total=total,
+            shard=report.shard,
+            interrupted=report.interrupted,
+            skipped=skipped,
+        )
+        scores: dict[str, Any] = {"score": score_text(counts.checks), "checks": counts.checks}
+        scores["categories"] = counts.categories
     else:
         passed, errored, total = report.passed, report.errored, report.total
-        failed, all_passed = report.failed, report.all_passed
+        failed, all_passed, skipped = report.failed, report.all_passed, report.skipped
+        scores = _scores(grade for case in report.cases for grade in case.grades)
     return ReportDocument(
         schema_version=SCHEMA_VERSION,
         harness_version=__version__,
@@ -126,7 +161,27 @@ def _document(
         interrupted=report.interrupted,
         stopped_early=report.stopped_early,
         selection=report.selection,
+        tool_surface=report.tool_surface,
+        skipped=skipped,
+        **scores,
     )
+
+
+class Counts(msgspec.Struct, frozen=True, kw_only=True):
+    """What a streamed run counted of its cases as they finished (they are not kept)."""
+
+    passed: int
+    errored: int
+    total: int
+    skipped: int = 0
+    checks: Tally = Tally(passed=0, total=0)
+    categories: dict[str, Tally] = msgspec.field(default_factory=dict)
+
+
+def _scores(grades: Iterable[GradeResult]) -> dict[str, Any]:
+    every = tuple(grades)
+    checks = tally(every)
+    return {"score": score_text(checks), "checks": checks, "categories": by_category(every)}
 
 
 def _case_document(case: CaseReport) -> CaseDocument:
@@ -145,7 +200,17 @@ def _case_document(case: CaseReport) -> CaseDocument:
         requests=case.record.requests,
         stdout=case.stdout or msgspec.UNSET,
         stderr=case.stderr or msgspec.UNSET,
+        llm_calls=case.record.llm_calls,
+        id=case.case_id,
+        case_hash=case.case_hash,
+        skipped=case.skipped,
+        **_scores(case.grades),
     )
+
+
+def case_json(case: CaseReport) -> bytes:
+    """One case's part of the JSON report, indented, with a trailing newline."""
+    return _indented(_case_document(case)) + b"\n"
 
 
 def to_json(report: SuiteReport, *, git_commit: str | None = None) -> bytes:
@@ -185,7 +250,7 @@ def json_ends(
     report: SuiteReport,
     *,
     git_commit: str | None = None,
-    counts: tuple[int, int, int] | None = None,
+    counts: Counts | None = None,
 ) -> tuple[bytes, bytes]:
     """The report's JSON up to its `"cases"` key, and after the cases' closing bracket.
 
@@ -235,6 +300,7 @@ def from_document(document: ReportDocument) -> SuiteReport:
         interrupted=document.interrupted,
         stopped_early=document.stopped_early,
         selection=document.selection,
+        tool_surface=document.tool_surface,
     )
 
 
@@ -252,10 +318,14 @@ def case_from_document(case: CaseDocument) -> CaseReport:
             input_tokens=case.input_tokens,
             output_tokens=case.output_tokens,
             requests=case.requests,
+            llm_calls=case.llm_calls,
         ),
         duration=case.duration_s,
         stdout=case.stdout or "",
         stderr=case.stderr or "",
+        skipped=case.skipped,
+        case_id=case.id,
+        case_hash=case.case_hash,
     )
 
 

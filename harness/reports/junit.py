@@ -159,7 +159,8 @@ def suite_header(
 ) -> str:
     """The XML declaration, `<testsuites>`, `<testsuite>` and its properties, for `cases`."""
     errors = sum(case.error is not None for case in cases)
-    failures = sum(not case.passed for case in cases) - errors
+    skipped = sum(case.skipped is not None for case in cases)
+    failures = sum(not case.passed for case in cases) - errors - skipped
     total, seconds = len(cases), _seconds(report.duration, 3)
     properties = [("mode", report.mode), ("harness_version", __version__)]
     if git_commit:
@@ -179,7 +180,7 @@ def suite_header(
         f'<testsuites name="{_attribute(f"harness.{suite}")}" tests="{total}" '
         f'failures="{failures}" errors="{errors}" time="{seconds}">',
         f'  <testsuite name="{_attribute(suite)}" tests="{total}" failures="{failures}" '
-        f'errors="{errors}" skipped="0" time="{seconds}"'
+        f'errors="{errors}" skipped="{skipped}" time="{seconds}"'
         + (f' timestamp="{_attribute(report.started_at)}"' if report.started_at else "")
         + f' hostname="{_attribute(_name(host))}"'
         f' file="{context.file(report.directory or ".")}">',
@@ -206,7 +207,10 @@ def testcase_xml(case: CaseReport, name: str, context: JUnitContext) -> str:
     if context.flavor == "full":
         head += f' file="{context.file(case.source)}"'
     outcome = ""
-    if case.error is not None or not case.grades or not all(g.passed for g in case.grades):
+    if case.skipped is not None:  # reported as skipped with its reason, never as passed
+        reason = _attribute(one_line(xml_safe(case.skipped), MESSAGE_LIMIT) or "skipped")
+        outcome = f'      <skipped message="{reason}" />\n'
+    elif case.error is not None or not case.grades or not all(g.passed for g in case.grades):
         failure = first_failure(case)
         if context.flavor == "full":
             line = failure_line(case, failure)

@@ -73,6 +73,7 @@ def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
         duration=max(part.duration_s for _, part in parts),
         suite_total=expected,
         interrupted=interrupted,
+        tool_surface=first.tool_surface,
     )
 
 
@@ -80,7 +81,7 @@ def _check_same(
     parts: Sequence[tuple[str, ReportDocument]], first_path: str, first: ReportDocument
 ) -> None:
     for path, part in parts[1:]:
-        for field in ("suite", "mode", "git_commit", "suite_total"):
+        for field in ("suite", "mode", "git_commit", "suite_total", "tool_surface"):
             mine, theirs = getattr(part, field), getattr(first, field)
             if mine != theirs:
                 raise MergeError(path, f"{field} is {mine!r}, but {first_path} has {theirs!r}")

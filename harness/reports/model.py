@@ -18,13 +18,18 @@ from harness.recording import RunRecord
 __all__ = ["CaseReport", "SuiteReport", "passes"]
 
 
-def passes(*, failed: int, total: int, shard: Shard | None, interrupted: str | None) -> bool:
+def passes(
+    *, failed: int, total: int, shard: Shard | None, interrupted: str | None, skipped: int = 0
+) -> bool:
     """Whether a run with these counts passed: nothing failed, it was not stopped, and it ran
-    a case, except a shard that the split left empty.
+    a case, except a shard that the split left empty; a run whose every case was skipped
+    proved nothing and does not pass.
 
     The one rule, for a report held whole and for one streamed case by case.
     """
     if interrupted is not None:
+        return False
+    if total and skipped == total:
         return False
     return failed == 0 and (total > 0 or shard is not None)
 
@@ -50,11 +55,19 @@ class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What the agent wrote to stdout during the case, bounded and redacted (empty: nothing)."""
     stderr: str = ""
     """What the agent wrote to stderr during the case, bounded and redacted."""
+    skipped: str | None = None
+    """Why the case was not run (its fixture's `skip`), or None."""
+    case_id: str = ""
+    """The case's stable id (the fixture's `id`, else its file name's stem)."""
+    case_hash: str = ""
+    """`sha256:...` of the fixture's canonical JSON: what the case says, not how it is written."""
 
     @property
     def passed(self) -> bool:
-        """No error, at least one grade, and every grade passed."""
-        return self.error is None and bool(self.grades) and all(g.passed for g in self.grades)
+        """No error, at least one grade, and every grade passed (never for a skipped case)."""
+        if self.error is not None or self.skipped is not None or not self.grades:
+            return False
+        return all(g.passed for g in self.grades)
 
     @property
     def failed_grades(self) -> tuple[GradeResult, ...]:
@@ -87,6 +100,8 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     """Whether the run stopped at its first failed or errored case (`--exitfirst`)."""
     selection: str | None = None
     """Which cases of the suite were chosen (`-k EXPR`, paths, `--last-failed`), or None."""
+    tool_surface: str = ""
+    """`sha256:...` of the registered tools' names and parameter schemas."""
 
     @property
     def total(self) -> int:
@@ -100,8 +115,13 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
 
     @property
     def failed(self) -> int:
-        """How many cases failed or errored."""
-        return self.total - self.passed
+        """How many cases failed or errored (skipped ones neither passed nor failed)."""
+        return self.total - self.passed - self.skipped
+
+    @functools.cached_property
+    def skipped(self) -> int:
+        """How many cases were skipped, not run."""
+        return sum(case.skipped is not None for case in self.cases)
 
     @functools.cached_property
     def errored(self) -> int:
@@ -112,10 +132,15 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     def all_passed(self) -> bool:
         """Whether every case passed.
 
-        A run of no case never passes, except a shard that the split left empty.
+        A run of no case never passes, except a shard that the split left empty; nor does a
+        run whose every case was skipped, which proved nothing.
         """
         return passes(
-            failed=self.failed, total=self.total, shard=self.shard, interrupted=self.interrupted
+            failed=self.failed,
+            total=self.total,
+            shard=self.shard,
+            interrupted=self.interrupted,
+            skipped=self.skipped,
         )
 
     def exit_code(self) -> int:

@@ -23,7 +23,9 @@ _REASON_LIMIT = 200
 
 def render_recap(report: SuiteReport, paint: Paint | None = None) -> str:
     """The recap: a line per failed or errored case, then the summary line."""
-    lines = [case_line(case, paint) for case in report.cases if not case.passed]
+    lines = [
+        case_line(case, paint) for case in report.cases if not case.passed and case.skipped is None
+    ]
     if lines:
         lines.insert(0, "")
     lines.append(summary_line(report, paint))
@@ -51,6 +53,7 @@ def summary_line(report: SuiteReport, paint: Paint | None = None) -> str:
         (report.failed - report.errored, "failed"),
         (report.errored, "errored"),
         (report.passed, "passed"),
+        (report.skipped, "skipped (not run, not passed)"),
     )
     tally = ", ".join(f"{count} {word}" for count, word in counts if count) or "no case ran"
     line = f"{tally} in {duration(report.duration)}"

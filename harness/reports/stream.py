@@ -16,17 +16,26 @@ status says what the report on disk says.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
 import msgspec
 
-from harness.grading.result import GradeResult
+from harness.grading.result import Category, GradeResult
 from harness.recording import RunRecord
 from harness.reports.artifact import write_atomic
-from harness.reports.document import CASES_BETWEEN, CASES_CLOSE, CASES_OPEN, case_chunk, json_ends
+from harness.reports.document import (
+    CASES_BETWEEN,
+    CASES_CLOSE,
+    CASES_OPEN,
+    Counts,
+    case_chunk,
+    json_ends,
+)
 from harness.reports.model import CaseReport, SuiteReport
+from harness.reports.score import Tally
 
 if TYPE_CHECKING:
     from harness.reports.document import ReportDocument
@@ -39,10 +48,8 @@ set up, the suite built) shared by all of them, while memory stays bounded."""
 
 _BLOCK = 1 << 20
 _EMPTY_CASES = b'"cases": []'
-_PASSED = GradeResult(check="", passed=True, detail="")
-"""Stands in for each passing check of a kept case: the table counts them, never prints them."""
 
-Row = tuple[str, str, bool, str | None, float]
+Row = tuple[str, str, bool, str | None, float, str | None, str | None]
 """One case of the history: name, source, passed, error, duration_s."""
 
 
@@ -81,7 +88,8 @@ class ReportStream:
         self.suite = suite
         self.json_path, self.junit_path = json_path, junit_path
         self.junit_flavor = junit_flavor
-        self.passed = self.errored = self.total = 0
+        self.passed = self.errored = self.total = self.skipped = 0
+        self._categories: dict[str, list[int]] = {}
         self.kept: list[CaseReport] = []
         self.run_id: str | None = None
         """The SHA-256 of the JSON report, once it is finished."""
@@ -103,13 +111,26 @@ class ReportStream:
             if len(self._junit_batch) >= JUNIT_BATCH:
                 self._flush_junit()
         if self._rows is not None:
-            row = (case.name, case.source, passed, case.error, round(case.duration, 6))
+            row = (
+                case.name,
+                case.source,
+                passed,
+                case.error,
+                round(case.duration, 6),
+                case.case_id or None,
+                case.case_hash or None,
+            )
             self._rows.write(msgspec.json.encode(row) + b"\n")
         if self._keep:
             self.kept.append(_printed(case))
         self.total += 1
         self.passed += passed
         self.errored += case.error is not None
+        self.skipped += case.skipped is not None
+        for grade in case.grades:
+            count = self._categories.setdefault(grade.category, [0, 0])
+            count[0] += grade.passed
+            count[1] += 1
 
     def finish(self, report: SuiteReport, git_commit: str | None) -> Verdict:
         """Write the reports of the run `report` describes (its cases are not read).
@@ -120,7 +141,7 @@ class ReportStream:
         Raises:
             ArtifactError: A report could not be written.
         """
-        counts = (self.passed, self.errored, self.total)
+        counts = self.counts()
         if self._json is not None:
             self._json_ends = json_ends(report, git_commit=git_commit, counts=counts)
             digest = hashlib.sha256()
@@ -136,6 +157,26 @@ class ReportStream:
             self._junit_ends = junit_ends(report, git_commit, counts, self.junit_flavor)
             write_atomic(self.junit_path, self._pieces(self._junit, *self._junit_ends))
         return self._verdict(report)
+
+    def counts(self) -> Counts:
+        """The totals of the cases added so far, as the report's head states them."""
+        from harness.grading.result import CATEGORIES
+
+        order: dict[str, int] = {name: index for index, name in enumerate(CATEGORIES)}
+        ranked = sorted(self._categories.items(), key=lambda item: order.get(item[0], 99))
+        categories = {name: Tally(passed=p, total=t) for name, (p, t) in ranked}
+        checks = Tally(
+            passed=sum(p for p, _ in self._categories.values()),
+            total=sum(t for _, t in self._categories.values()),
+        )
+        return Counts(
+            passed=self.passed,
+            errored=self.errored,
+            total=self.total,
+            skipped=self.skipped,
+            checks=checks,
+            categories=categories,
+        )
 
     def json_pieces(self) -> Iterator[bytes]:
         """The finished JSON report, in pieces (again from the start at each call)."""
@@ -177,9 +218,15 @@ class ReportStream:
         if self._json is None:
             from harness.reports.model import passes
 
-            failed = self.total - self.passed
+            failed = self.total - self.passed - self.skipped
             shard, stopped = report.shard, report.interrupted
-            all_passed = passes(failed=failed, total=self.total, shard=shard, interrupted=stopped)
+            all_passed = passes(
+                failed=failed,
+                total=self.total,
+                shard=shard,
+                interrupted=stopped,
+                skipped=self.skipped,
+            )
             return Verdict(all_passed=all_passed, total=self.total, interrupted=stopped)
         head, tail = self._written_ends()
         return msgspec.json.decode(head + _EMPTY_CASES + tail, type=Verdict)
@@ -218,13 +265,26 @@ def _hashed(pieces: Iterator[bytes], update: Callable[[bytes], object]) -> Itera
 def _printed(case: CaseReport) -> CaseReport:
     """What the table and the GitHub summary print of `case`: no passing check's text, and no
     record unless a call failed (the table names calls to a tool the registry lacks)."""
-    grades = tuple(grade if not grade.passed else _PASSED for grade in case.grades)
-    if all(call.success for call in case.record.tool_calls):
-        return CaseReport(name=case.name, source=case.source, grades=grades, error=case.error)
-    record = RunRecord(tool_calls=case.record.tool_calls)
+    grades = tuple(grade if not grade.passed else _passed(grade.category) for grade in case.grades)
+    record = RunRecord()
+    if not all(call.success for call in case.record.tool_calls):
+        record = RunRecord(tool_calls=case.record.tool_calls)
     return CaseReport(
-        name=case.name, source=case.source, grades=grades, error=case.error, record=record
+        name=case.name,
+        source=case.source,
+        grades=grades,
+        error=case.error,
+        record=record,
+        skipped=case.skipped,
+        case_id=case.case_id,
+        case_hash=case.case_hash,
     )
+
+
+@functools.cache
+def _passed(category: Category) -> GradeResult:
+    """Stands in for each passing check of a kept case, one shared per category."""
+    return GradeResult(check="", passed=True, detail="", category=category)
 
 
 def junit_cases(suite: str, cases: Sequence[CaseReport], flavor: str = "full") -> bytes:
@@ -247,7 +307,7 @@ _PROPERTIES_END, _SUITE_END = b"</properties>\n", b"  </testsuite>"
 def junit_ends(
     report: SuiteReport,
     git_commit: str | None,
-    counts: tuple[int, int, int],
+    counts: Counts,
     flavor: str = "full",
 ) -> tuple[bytes, bytes]:
     """The JUnit report up to its first testcase, and after its last, with these totals."""
@@ -255,13 +315,18 @@ def junit_ends(
 
     from harness.reports.junit import to_junit_xml
 
-    passed, errored, total = counts
+    passed, errored, total, skipped = counts.passed, counts.errored, counts.total, counts.skipped
     empty = to_junit_xml(
         msgspec.structs.replace(report, cases=()), git_commit=git_commit, flavor=flavor
     )
     cut = empty.index(_PROPERTIES_END) + len(_PROPERTIES_END)
     head, tail = empty[:cut], empty[cut:]
-    values = {b"tests": total, b"failures": total - passed - errored, b"errors": errored}
+    values = {
+        b"tests": total,
+        b"failures": total - passed - errored - skipped,
+        b"errors": errored,
+        b"skipped": skipped,
+    }
     # Only the two opening tags hold these attributes; a value inside a name is escaped.
     opening = head.index(b"<properties>")
 

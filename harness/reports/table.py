@@ -16,7 +16,7 @@ from harness.text import printable
 
 __all__ = ["FAIL", "PASS", "render_table", "table_rows"]
 
-PASS, FAIL = "✓", "✗"
+PASS, FAIL, SKIP = "✓", "✗", "-"
 _INDENT = "      "
 _HEADERS = ("", "case", "source", "checks")
 
@@ -64,6 +64,8 @@ def _verdict(case: CaseReport) -> tuple[GradeResult, ...] | None:
 
 
 def _row(case: CaseReport, failed: tuple[GradeResult, ...] | None) -> tuple[str, str, str, str]:
+    if case.skipped is not None:
+        return SKIP, printable(case.name).strip(), printable(case.source).strip(), "skipped"
     mark = PASS if failed is None else FAIL
     total = len(case.grades)
     checks = "error" if case.error is not None else f"{total - len(failed or ())}/{total} checks"
@@ -84,6 +86,8 @@ def _unknown_tools(case: CaseReport) -> list[str]:
 
 
 def _details(case: CaseReport, failed: tuple[GradeResult, ...]) -> list[str]:
+    if case.skipped is not None:
+        return [f"{_INDENT}skipped: {printable(case.skipped)}"]
     if case.error is not None:
         return [f"{_INDENT}error: {printable(case.error)}"]
     return [

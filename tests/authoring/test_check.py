@@ -344,3 +344,23 @@ def test_check_refuses_what_an_agent_command_cannot_show(
     write_fixture("b.json", echo_trace(model_name="b", kind="positive", expects=WIRE_EXPECTS))
     _, report = check([], capsys)
     assert [f["rule"] for f in report["findings"] if f["rule"] == "unknown-tool"] == []
+
+
+def test_never_failing_tools_not_used_and_skips_are_warnings(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tools_not_used` of a tool nobody can call, and a skipped case, warn without failing."""
+    expects = {"response_contains": ["hello"], "tools_not_used": ["shell"]}
+    write_fixture("a.json", echo_trace(model_name="a", kind="positive", expects=expects))
+    skipped = echo_trace(model_name="b", kind="negative", skip="flaky upstream, see the tracker")
+    suite = write_fixture("b.json", skipped).parent
+    status, report = check(["--suite", str(suite)], capsys)
+    assert status == 0
+    by_rule = {f["rule"]: f for f in report["findings"]}
+    never = by_rule["never-fails"]
+    assert never["severity"] == "warning"
+    assert never["location"] == "$.expects.tools_not_used[0]"
+    assert "can never fail" in never["message"]
+    assert 'did you mean one of "echo", "read_file", "write_file"?' in never["message"]
+    assert by_rule["skip"]["severity"] == "warning"
+    assert "flaky upstream" in by_rule["skip"]["message"]

@@ -199,8 +199,12 @@ def test_tool_names_declare_a_wire_agents_own_tools(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """A fixture may name a tool it does not script once `tool_names` declares it."""
-    trace = echo_trace(expects={**ROUND_TRIP, "tools_not_used": ["delete_all"]})
+    """A fixture may name a tool it does not script once `tool_names` declares it.
+
+    The name is one letter off a scripted tool's, so undeclared it reads as a typo (an error
+    even in tools_not_used, where a name like no known tool would only be a warning).
+    """
+    trace = echo_trace(expects={**ROUND_TRIP, "tools_not_used": ["echos"]})
     write_fixture("a.json", trace)
     agent = "tests.wire_agents:responses_factory"
     (tmp_path / "pyproject.toml").write_text(
@@ -209,20 +213,17 @@ def test_tool_names_declare_a_wire_agents_own_tools(
     monkeypatch.chdir(tmp_path)
     assert main(["run"]) == 2
     assert "or --tool-names a,b" in capsys.readouterr().err
-    assert main(["run", "--tool-names", "delete_all"]) == 0
+    assert main(["run", "--tool-names", "echos"]) == 0
     command = f"{sys.executable} -c pass"
     (tmp_path / "pyproject.toml").write_text(
         f'[tool.harness]\nsuite_dir = "suite"\nagent_command = "{command}"\n'
     )
     capsys.readouterr()
     assert main(["run"]) == 2
-    assert (
-        'names tool "delete_all", which is neither registered nor scripted'
-        in capsys.readouterr().err
-    )
+    assert 'names tool "echos", which is neither registered nor scripted' in capsys.readouterr().err
     (tmp_path / "pyproject.toml").write_text(
         f'[tool.harness]\nsuite_dir = "suite"\nagent_command = "{command}"\n'
-        'tool_names = ["delete_all"]\n'
+        'tool_names = ["echos"]\n'
     )
     assert main(["run"]) == 1  # admitted: the agent (`pass`) then errors its case
     assert main(["run", "--tool-names", "other"]) == 2  # the flag overrides the key

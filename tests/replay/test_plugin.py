@@ -11,7 +11,7 @@ import pytest
 
 from harness._cli.main import main
 from harness.errors import ConfigError
-from tests.builders import echo_trace
+from tests.builders import echo_trace, portable_regression
 from tests.conftest import WriteFixture
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +33,8 @@ def test_regression_suite_replays_green_through_test_agents(
 ) -> None:
     """Both test-defined agents pass the gated suite end to end through `harness run`."""
     report = tmp_path / "r.json"
-    assert main(["run", "--suite", REGRESSION, "--json", str(report), *flags]) == 0
+    suite = portable_regression(tmp_path)
+    assert main(["run", "--suite", suite, "--json", str(report), *flags]) == 0
     doc = json.loads(report.read_text())
     assert doc["passed"] == doc["total"] >= 8
     unicode_case = next(c for c in doc["cases"] if c["name"] == "unicode-tool-arguments-roundtrip")
@@ -255,14 +256,15 @@ def test_tools_can_replace_the_defaults(
 def test_typo_in_an_expected_tool_name_is_refused_at_load(
     write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """tools_not_used naming a tool nobody has could never fail: exit 2, with a suggestion."""
+    """A tools_not_used name close to a known tool is a typo: exit 2, with a suggestion."""
     path = write_fixture(
         "a.json", echo_trace(expects={"tools_not_used": ["ecno"], "exact_tool_calls": 1})
     )
     assert main(["run", "--suite", str(path.parent)]) == 2
     assert capsys.readouterr().err == (
         f'harness: {path}: $.expects.tools_not_used[0]: names tool "ecno", which is neither '
-        'registered nor scripted in this fixture (known: "echo"); did you mean "echo"?; '
+        'registered nor scripted in this fixture (known: "echo", "read_file", "write_file"); '
+        'did you mean "echo"?; '
         "declare the agent's tools with tool_names = [...] in [tool.harness] or --tool-names "
         "a,b, or register a Tool through `tools`\n"
     )

@@ -91,8 +91,8 @@ def test_json_document_has_the_fixed_fields_and_additive_ones() -> None:
     (entry,) = doc["cases"]
     assert {"name", "source", "passed", "error", "grades"} <= entry.keys()
     assert entry["grades"] == [
-        {"check": "a", "passed": True, "detail": "found"},
-        {"check": "b", "passed": False, "detail": "not found"},
+        {"check": "a", "passed": True, "detail": "found", "category": "response"},
+        {"check": "b", "passed": False, "detail": "not found", "category": "response"},
     ]
     assert entry["tool_calls"] == [
         {"name": "echo", "arguments": '{"message":"hi"}', "result": "hi", "success": True}

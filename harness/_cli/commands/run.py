@@ -12,6 +12,7 @@ import msgspec
 
 from harness._cli import guard
 from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, jobs, names, seconds
+from harness._cli.baselines import baselines, dumper
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
 from harness.errors import UsageError
@@ -141,6 +142,21 @@ def register(commands: Any) -> None:
         choices=("fd", "no"),
         help="fd: capture the agent's output per case; -s or no: show it live (default: fd)",
     )
+    run.add_argument(
+        "--dump-records",
+        metavar="DIR",
+        help="write one JSON file per failed or errored case (default: none)",
+    )
+    run.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="gate only on cases that passed in this baseline and fail now (default: none)",
+    )
+    run.add_argument(
+        "--write-baseline",
+        metavar="PATH",
+        help="write this run's per-case verdicts to PATH (default: none)",
+    )
     run.set_defaults(handler=run_command)
 
 
@@ -183,6 +199,11 @@ def _run(args: argparse.Namespace) -> int:
         capture=args.capture != "no",
         tool_names=args.tool_names,
     )
+    baseline = None
+    if args.baseline:
+        from harness.reports.baseline import read_baseline
+
+        baseline = read_baseline(args.baseline)
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
     load_jobs = args.jobs
     if load_jobs == AUTO_JOBS:  # loading in workers wins only with cores to spare
@@ -219,6 +240,8 @@ def _run(args: argparse.Namespace) -> int:
         keep=True,  # what the table, the summary and the last-failed cache read: no record
     )
     on_case = stream.add if progress is None else _both(stream.add, progress.on_case)
+    if args.dump_records:
+        on_case = _both(on_case, dumper(args.dump_records))
     try:
         with stop_on_sigterm():
             if progress is not None:
@@ -243,6 +266,9 @@ def _run(args: argparse.Namespace) -> int:
         guard.disarm()  # the reports are written: the status is the written report's
         shown = msgspec.structs.replace(report, cases=tuple(stream.kept))
         stream.kept.clear()
+        complete = stream.total == expected and report.interrupted is None
+        if complete and status in (0, 1) and (baseline is not None or args.write_baseline):
+            status = baselines(args, shown, baseline, status)
         _remember(cache, shown)
         if args.format == "json":
             ok = to_stdout(show_json(stream.json_pieces()))
