@@ -60,6 +60,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """A suite with more fixtures than this is refused."""
     follow_external_symlinks: bool = DEFAULT_LIMITS.follow_external_symlinks
     """Whether a fixture may be a symlink to a file outside its suite folder."""
+    tool_spans: bool = False
+    """Whether wire agents' calls are recorded from the OpenTelemetry spans they export."""
+    tool_spans_grace_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 2.0
+    """Seconds to wait, after a case's last turn, for the tool spans it has yet to export."""
 
     @property
     def limits(self) -> Limits:
@@ -147,4 +151,6 @@ def _describe(message: str) -> tuple[str, str]:
         reason = f"must be one of {', '.join(map(repr, MODES))}"
     elif key == "case_timeout":
         reason = "must be a number of seconds > 0"
+    elif key == "tool_spans_grace_s":
+        reason = "must be a number of seconds from 0 to 60"
     return (f"{_SECTION}.{key}" if key else _SECTION), reason

@@ -38,12 +38,17 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     replay = ReplayProvider(case.trace)
     provider = ObservedProvider(replay, observer)
     with Workspace() as workspace:
-        endpoint = Endpoint(case.name, provider, observer)
+        grace = setup.tool_spans_grace_s if setup.tool_spans else None
+        endpoint = Endpoint(case.name, provider, observer, tool_spans_grace_s=grace)
         try:
             final_response, error, trace = _play(case, setup, provider, replay, workspace, endpoint)
         finally:
             wired = endpoint.opened
             problems, requests = endpoint.close()
+        if endpoint.span_join is not None:  # tool spans: expectations the spans cannot grade
+            from harness.replay.spans import uncaptured
+
+            problems.extend(uncaptured(case.expects, endpoint.span_join))
         error = _wire_error(problems, error)
         record = recorder.record(final_response, requests, wire=wired)
         if isinstance(observer, FanOut) and observer.failure and error is None:
@@ -133,6 +138,9 @@ def _build_agent(
             "OPENAI_API_KEY": endpoint.open().api_key,
             "HARNESS_CASE": case.name,
         }
+        otel = endpoint.otel
+        if otel is not None:  # tool spans on: the agent's exporter points at the receiver
+            env.update(otel.env)
         return AgentProcess(setup.agent_command, env, setup.root)
     context = CaseContext(
         case_name=case.name,

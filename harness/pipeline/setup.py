@@ -37,6 +37,7 @@ def setup_from(
     tools: str | None = None,
     agent_command: str | None = None,
     case_timeout: float | None = None,
+    tool_spans: bool | None = None,
 ) -> tuple[Setup, tuple[str, ...]]:
     """The agent, tools and timeout to run with, and the names of the registered tools.
 
@@ -49,6 +50,12 @@ def setup_from(
 
     root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
     setup = Setup(case_timeout=case_timeout or config.case_timeout)
+    if tool_spans or (tool_spans is None and config.tool_spans):
+        from harness.replay.otlp import require_otel
+
+        source, key = ("--tool-spans", None) if tool_spans else (config_path, "tool_spans")
+        require_otel(source or "pyproject.toml", key and f"[tool.harness].{key}")
+        setup = replace(setup, tool_spans=True, tool_spans_grace_s=config.tool_spans_grace_s)
     agent_path, source, key = _origin(agent, config.agent, "agent", config_path)
     if agent_path:
         factory = load_agent_factory(agent_path, source=source, key=key, root=root)
@@ -132,6 +139,15 @@ class Setup:
     """The project folder, where the agent command runs."""
     graders: tuple[Grader, ...] = ()
     """The project's own graders, run after the expectations."""
+    tool_spans: bool = False
+    """Whether wire agents' calls come from the OpenTelemetry spans they export.
+
+    The one predicate for what a wire agent lets the harness observe: with it on, the
+    arguments each tool received and whether it failed are seen, so `tool_arguments_contain`
+    and `all_tools_succeeded` are admitted for wire agents and their mutants counted.
+    """
+    tool_spans_grace_s: float = 2.0
+    """Seconds to wait after a case's last turn for spans still being exported."""
 
     @property
     def can_hang(self) -> bool:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from harness.messages import ModelProvider, Observer
+    from harness.replay.otlp import OtlpExport, SpanInbox
+    from harness.replay.spans import SpanJoin
     from harness.replay.tools import ToolRegistry
     from harness.replay.wire import WireSession
     from harness.replay.workspace import Workspace
@@ -25,7 +27,14 @@ __all__ = ["CaseContext", "Endpoint"]
 class Endpoint:
     """One case's session on the replay endpoint, opened on first use and closed once."""
 
-    def __init__(self, case_name: str, provider: ModelProvider, observer: Observer) -> None:
+    def __init__(
+        self,
+        case_name: str,
+        provider: ModelProvider,
+        observer: Observer,
+        *,
+        tool_spans_grace_s: float | None = None,
+    ) -> None:
         self._case_name = case_name
         self._provider = provider
         self._observer = observer
@@ -33,6 +42,12 @@ class Endpoint:
         self._session: WireSession | None = None
         self._close: Any = None
         self._url = ""
+        # Tool spans (None: off): the case's inbox on the OTLP receiver, opened with the session.
+        self._grace_s = tool_spans_grace_s
+        self._inbox: SpanInbox | None = None
+        self._export: OtlpExport | None = None
+        self.span_join: SpanJoin | None = None
+        """With tool spans on, the calls as the spans recorded them (set by `close`)."""
 
     @property
     def observer(self) -> Observer:
@@ -51,11 +66,26 @@ class Endpoint:
                 from harness.replay.wire import shared_server  # only wire runs pay for it
 
                 server = shared_server()
-                manager = server.session(self._case_name, self._provider, self._observer)
+                spans = self._grace_s is not None
+                manager = server.session(
+                    self._case_name, self._provider, self._observer, record=not spans
+                )
                 self._session = manager.__enter__()
                 self._close = manager.__exit__
                 self._url = server.url
+                if spans:
+                    from harness.replay.otlp import OtlpExport, shared_receiver
+
+                    receiver = shared_receiver()
+                    self._inbox = receiver.open()
+                    self._export = OtlpExport(receiver, self._inbox)
             return self._session
+
+    @property
+    def otel(self) -> OtlpExport | None:
+        """Where the agent exports its spans, with tool spans on (None when off)."""
+        self.open()
+        return self._export
 
     @property
     def url(self) -> str:
@@ -71,7 +101,24 @@ class Endpoint:
         if session is None:
             return [], ()
         close(None, None, None)
-        return session.finish(), tuple(session.requests)
+        problems = session.finish()
+        if self._inbox is not None:
+            problems.extend(self._join_spans(session))
+        return problems, tuple(session.requests)
+
+    def _join_spans(self, session: WireSession) -> tuple[str, ...]:
+        """Record the calls from the case's spans; what did not add up."""
+        from harness.replay.otlp import shared_receiver
+        from harness.replay.spans import join_spans
+
+        assert self._inbox is not None  # opened with the session
+        scripted = session.scripted
+        spans = self._inbox.wait(len(scripted), self._grace_s or 0.0)
+        shared_receiver().close(self._inbox)
+        self.span_join = join_spans(scripted, session.results, spans)
+        for event in self.span_join.events:
+            self._observer.notify(event)
+        return self.span_join.problems
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -98,3 +145,11 @@ class CaseContext:
     def api_key(self) -> str:
         """The key that routes requests to this case; opens the case's session."""
         return self.endpoint.open().api_key
+
+    @property
+    def otel(self) -> OtlpExport | None:
+        """With tool spans on, where to export spans (`otel.traces_endpoint`, `otel.headers`).
+
+        None when tool spans are off. Reading it opens the case's session, as `base_url` does.
+        """
+        return self.endpoint.otel

@@ -51,8 +51,14 @@ MAX_REQUEST_BYTES = 32 * 1024 * 1024
 class WireSession:
     """One case's side of the endpoint: its replies, its recorded calls, its requests."""
 
-    def __init__(self, name: str, provider: ModelProvider, observer: Observer) -> None:
+    def __init__(
+        self, name: str, provider: ModelProvider, observer: Observer, *, record: bool = True
+    ) -> None:
         self.name = name
+        # Tool spans: with `record` off the spans are the record of the calls, and the results
+        # the agent sent the model are kept in `results` to be joined to them.
+        self._record = record
+        self.results: dict[str, str] = {}
         self.api_key = f"harness-{secrets.token_hex(8)}"
         self._provider = provider
         self._observer = observer
@@ -101,11 +107,20 @@ class WireSession:
                 name, arguments, success = f"<unknown tool_call_id {call_id}>", NOT_SEEN, False
             else:
                 name, arguments, success = call.name, call.arguments, True
+                self.results[call_id] = result
+            if not self._record:
+                continue
             self._observer.notify(
                 ToolDispatched(
                     name=name, arguments=arguments, result=result, success=success, observed="wire"
                 )
             )
+
+    @property
+    def scripted(self) -> list[ToolCall]:
+        """Every scripted call served so far, in order."""
+        with self._lock:
+            return list(self._served.values())
 
     def finish(self) -> list[str]:
         """Every problem of the case, including scripted calls that never got a result."""
@@ -141,10 +156,10 @@ class ReplayServer:
 
     @contextmanager
     def session(
-        self, name: str, provider: ModelProvider, observer: Observer
+        self, name: str, provider: ModelProvider, observer: Observer, *, record: bool = True
     ) -> Iterator[WireSession]:
-        """Serve one case while the block runs."""
-        session = WireSession(name, provider, observer)
+        """Serve one case while the block runs (`record` off: its spans record the calls)."""
+        session = WireSession(name, provider, observer, record=record)
         with self._lock:
             self._sessions[session.api_key] = session
         try:

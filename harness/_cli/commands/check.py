@@ -42,6 +42,12 @@ def register(commands: Any) -> None:
     )
     check.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
     check.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
+    check.add_argument(
+        "--tool-spans",
+        action="store_true",
+        default=None,
+        help="wire agents export tool spans: grade and count argument and success mutants",
+    )
     check.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
     check.set_defaults(handler=check_command)
 
@@ -56,7 +62,9 @@ def check_command(args: argparse.Namespace) -> int:
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
-    setup, tool_names = setup_from(config, config_path, agent=args.agent, tools=args.tools)
+    setup, tool_names = setup_from(
+        config, config_path, agent=args.agent, tools=args.tools, tool_spans=args.tool_spans
+    )
     report = check_suites(
         args.suite or [config.suite_dir],
         setup=setup,

@@ -44,6 +44,12 @@ def register(commands: Any) -> None:
         help="an agent in any language, replayed over the OpenAI-compatible endpoint",
     )
     run.add_argument(
+        "--tool-spans",
+        action="store_true",
+        default=None,
+        help="record wire agents' tool calls from the OpenTelemetry spans they export",
+    )
+    run.add_argument(
         "--case-timeout", metavar="SECONDS", type=seconds, help="per-case limit (default 60)"
     )
     run.add_argument(
@@ -85,6 +91,7 @@ def _run(args: argparse.Namespace) -> int:
         tools=args.tools,
         agent_command=args.agent_command,
         case_timeout=args.case_timeout,
+        tool_spans=args.tool_spans,
     )
     suite = load_suite(args.suite or config.suite_dir, tool_names, config.limits, args.jobs)
     if shard is not None:

@@ -1,0 +1,109 @@
+"""Agents that describe their tool executions as OpenTelemetry spans, as production agents do.
+
+Each talks to the replay endpoint with the official `openai` client and exports its spans with
+the OpenTelemetry SDK's OTLP/HTTP exporter to where its `CaseContext.otel` says. Tool spans
+follow the GenAI semantic conventions by hand (`execute_tool`). The broken variants are the
+bugs only a real tool boundary shows: the tool gets other arguments than the model asked for,
+or it fails while the model is told it succeeded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from openai import OpenAI
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.trace import Status, StatusCode
+
+from harness import CaseContext
+from tests.wire_agents import ECHO_TOOL
+
+
+class ToolFailed(Exception):
+    """The tool's own failure."""
+
+
+class SpanningAgent:
+    """A chat-completions tool loop whose `echo` tool runs inside an `execute_tool` span."""
+
+    def __init__(self, context: CaseContext, *, bug: str | None = None) -> None:
+        otel = context.otel
+        assert otel is not None, "run with tool spans on"
+        self.provider = TracerProvider()  # its own: spans of one case never mix with another's
+        exporter = OTLPSpanExporter(endpoint=otel.traces_endpoint, headers=otel.headers)
+        self.provider.add_span_processor(BatchSpanProcessor(exporter))
+        self.tracer = self.provider.get_tracer("tests.otel_agents")
+        self.client = OpenAI(base_url=context.base_url, api_key=context.api_key, max_retries=0)
+        self.bug = bug
+        self.messages: list[dict[str, Any]] = []
+
+    def turn(self, user_input: str) -> str:
+        self.messages.append({"role": "user", "content": user_input})
+        for _ in range(10):
+            message = (
+                self.client.chat.completions.create(
+                    model="gpt-test", messages=self.messages, tools=[ECHO_TOOL]
+                )
+                .choices[0]
+                .message
+            )
+            self.messages.append(message.model_dump(exclude_none=True))
+            if not message.tool_calls:
+                return message.content or ""
+            for call in message.tool_calls:
+                function = call.function  # type: ignore[union-attr]
+                arguments = json.loads(function.arguments)
+                result = self._execute(call.id, function.name, arguments)
+                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        raise RuntimeError("too many tool rounds")
+
+    def _execute(self, call_id: str, name: str, arguments: dict[str, Any]) -> str:
+        if self.bug == "wrong_arguments":
+            arguments = {**arguments, "message": "something else"}
+        attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.call.arguments": json.dumps(arguments),
+        }
+        with self.tracer.start_as_current_span(
+            f"execute_tool {name}", attributes=attributes, record_exception=False
+        ) as span:
+            try:
+                result = self._echo(arguments)
+            except ToolFailed as exc:
+                span.set_status(Status(StatusCode.ERROR, str(exc)))
+                span.set_attribute("error.type", type(exc).__qualname__)
+                return str(arguments.get("message"))  # the bug: the model is told it worked
+            span.set_attribute("gen_ai.tool.call.result", result)
+            return result
+
+    def _echo(self, arguments: dict[str, Any]) -> str:
+        if self.bug == "hidden_failure":
+            raise ToolFailed("the echo service is down")
+        return str(arguments.get("message", "(empty)"))
+
+    def close(self) -> None:
+        self.provider.shutdown()  # flushes the batch, as on process exit
+
+
+def factory(context: CaseContext) -> SpanningAgent:
+    return SpanningAgent(context)
+
+
+def wrong_arguments_factory(context: CaseContext) -> SpanningAgent:
+    return SpanningAgent(context, bug="wrong_arguments")
+
+
+def hidden_failure_factory(context: CaseContext) -> SpanningAgent:
+    return SpanningAgent(context, bug="hidden_failure")
+
+
+def no_spans_factory(context: CaseContext) -> Any:
+    """An honest agent with tracing off: it exports nothing."""
+    from tests.wire_agents import OpenAIAgent
+
+    return OpenAIAgent(context.base_url, context.api_key, stream=False)

@@ -1,0 +1,122 @@
+"""Tool spans end to end: real agents export `execute_tool` spans, the harness grades them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness._cli.main import main
+from tests.builders import text_step
+from tests.conftest import WriteFixture
+
+ECHO_42: dict[str, Any] = {
+    "model_name": "echo-order-42",
+    "turns": [
+        {
+            "user_input": "Echo order 42",
+            "steps": [
+                {
+                    "response": {
+                        "type": "tool_calls",
+                        "tool_calls": [
+                            {"id": "call_1", "name": "echo", "arguments": {"message": "order 42"}}
+                        ],
+                    }
+                },
+                text_step("Echoed: order 42"),
+            ],
+        },
+        {
+            "user_input": "And order 7",
+            "steps": [
+                {
+                    "response": {
+                        "type": "tool_calls",
+                        "tool_calls": [
+                            {"id": "call_2", "name": "echo", "arguments": {"message": "order 7"}}
+                        ],
+                    }
+                },
+                text_step("Echoed: order 7"),
+            ],
+        },
+    ],
+    "expects": {
+        "tool_arguments_contain": [
+            {"tool": "echo", "needle": "order 42", "call_index": 0},
+            {"tool": "echo", "needle": "order 7", "call_index": 1},
+        ],
+        "tool_results_contain": [{"tool": "echo", "needle": "order 7"}],
+        "all_tools_succeeded": True,
+    },
+}
+
+
+def run(suite: Path, tmp_path: Path, *flags: str) -> tuple[int, dict[str, Any]]:
+    report = tmp_path / "report.json"
+    status = main(["run", "--suite", str(suite), "--json", str(report), *flags])
+    return status, json.loads(report.read_text())
+
+
+def checks(doc: dict[str, Any]) -> dict[str, bool]:
+    return {grade["check"]: grade["passed"] for grade in doc["cases"][0]["grades"]}
+
+
+def test_an_honest_agent_passes_from_its_spans(write_fixture: WriteFixture, tmp_path: Path) -> None:
+    """The calls are recorded from the spans: what the tool received, what it returned."""
+    suite = write_fixture("echo.json", ECHO_42).parent
+    status, doc = run(suite, tmp_path, "--agent", "tests.otel_agents:factory", "--tool-spans")
+    case = doc["cases"][0]
+    assert case["error"] is None
+    assert status == 0
+    assert all(checks(doc).values())
+    assert [(c["arguments"], c["result"], c["observed"]) for c in case["tool_calls"]] == [
+        ('{"message":"order 42"}', "order 42", "span"),
+        ('{"message":"order 7"}', "order 7", "span"),
+    ]
+
+
+def test_arguments_other_than_the_model_asked_for_fail(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """The wire alone would grade the scripted arguments; the span shows what the tool got."""
+    suite = write_fixture("echo.json", ECHO_42).parent
+    flags = ("--agent", "tests.otel_agents:wrong_arguments_factory", "--tool-spans")
+    status, doc = run(suite, tmp_path, *flags)
+    assert doc["cases"][0]["error"] is None
+    assert status == 1
+    failed = {check for check, passed in checks(doc).items() if not passed}
+    assert failed == {
+        'tool_arguments_contain("echo"[0], "order 42")',
+        'tool_arguments_contain("echo"[1], "order 7")',
+        'tool_results_contain("echo", "order 7")',
+    }
+
+
+def test_a_failure_the_model_is_told_was_a_success_fails(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """The span's ERROR status makes the call a failure, whatever the model was told."""
+    suite = write_fixture("echo.json", ECHO_42).parent
+    flags = ("--agent", "tests.otel_agents:hidden_failure_factory", "--tool-spans")
+    status, doc = run(suite, tmp_path, *flags)
+    assert doc["cases"][0]["error"] is None
+    assert status == 1
+    assert checks(doc)["all_tools_succeeded(true)"] is False
+    assert [c["success"] for c in doc["cases"][0]["tool_calls"]] == [False, False]
+
+
+def test_an_agent_that_exports_no_spans_errors_its_case(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """A scripted call with no span is named, never passed on the wire's word."""
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.harness]\ntool_spans = true\ntool_spans_grace_s = 0.2\n")
+    suite = write_fixture("echo.json", ECHO_42).parent
+    flags = ("--agent", "tests.otel_agents:no_spans_factory", "--config", str(pyproject))
+    status, doc = run(suite, tmp_path, *flags)
+    assert status == 1
+    error = doc["cases"][0]["error"]
+    assert 'the agent exported no execute_tool span for call "call_1" (echo)' in error
+    assert 'call "call_2"' in error
