@@ -43,18 +43,17 @@ class SpanningAgent:
     def turn(self, user_input: str) -> str:
         self.messages.append({"role": "user", "content": user_input})
         for _ in range(10):
-            message = (
-                self.client.chat.completions.create(
-                    model="gpt-test", messages=self.messages, tools=[ECHO_TOOL]
-                )
-                .choices[0]
-                .message
-            )
+            request: dict[str, Any] = {
+                "model": "gpt-test",
+                "messages": self.messages,
+                "tools": [ECHO_TOOL],
+            }
+            message = self.client.chat.completions.create(**request).choices[0].message
             self.messages.append(message.model_dump(exclude_none=True))
             if not message.tool_calls:
                 return message.content or ""
             for call in message.tool_calls:
-                function = call.function  # type: ignore[union-attr]
+                function = call.function
                 arguments = json.loads(function.arguments)
                 result = self._execute(call.id, function.name, arguments)
                 self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
