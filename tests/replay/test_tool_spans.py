@@ -120,3 +120,66 @@ def test_an_agent_that_exports_no_spans_errors_its_case(
     error = doc["cases"][0]["error"]
     assert 'the agent exported no execute_tool span for call "call_1" (echo)' in error
     assert 'call "call_2"' in error
+
+
+SUBPROCESS_AGENT = """
+import json, sys
+from openai import OpenAI
+from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+provider = TracerProvider()
+provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # configured by env only
+trace.set_tracer_provider(provider)
+tracer = trace.get_tracer("agent")
+client = OpenAI()
+messages = []
+for line in sys.stdin:
+    messages.append({"role": "user", "content": json.loads(line)["user_input"]})
+    while True:
+        message = client.chat.completions.create(model="any", messages=messages).choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            break
+        for call in message.tool_calls:
+            with tracer.start_as_current_span("execute_tool echo") as span:
+                span.set_attribute("gen_ai.operation.name", "execute_tool")
+                span.set_attribute("gen_ai.tool.name", call.function.name)
+                span.set_attribute("gen_ai.tool.call.id", call.id)
+                span.set_attribute("gen_ai.tool.call.arguments", call.function.arguments)
+                text = json.loads(call.function.arguments).get("message", "(empty)")
+                span.set_attribute("gen_ai.tool.call.result", text)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+    print(json.dumps({"response": message.content}), flush=True)
+provider.shutdown()
+"""
+
+
+def test_subprocess_agents_configured_by_env_alone_stay_in_their_case(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """`--jobs 2`: each case's spans carry its own header and land in that case only."""
+    import copy
+    import sys
+
+    for index in range(4):
+        fixture = copy.deepcopy(ECHO_42)
+        fixture["model_name"] = f"echo-{index}"
+        for turn in fixture["turns"]:
+            call = turn["steps"][0]["response"]["tool_calls"][0]
+            call["arguments"]["message"] += f" case {index}"
+        for payload in fixture["expects"]["tool_arguments_contain"]:
+            payload["needle"] += f" case {index}"
+        write_fixture(f"echo_{index}.json", fixture)
+    script = tmp_path / "agent.py"
+    script.write_text(SUBPROCESS_AGENT)
+    command = f"{sys.executable} {script}"
+    flags = ("--agent-command", command, "--tool-spans", "--jobs", "2")
+    status, doc = run(tmp_path / "suite", tmp_path, *flags)
+    assert [case["error"] for case in doc["cases"]] == [None] * 4
+    assert status == 0
+    for index, case in enumerate(doc["cases"]):
+        assert [call["observed"] for call in case["tool_calls"]] == ["span", "span"]
+        assert all(f"case {index}" in call["arguments"] for call in case["tool_calls"])
