@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from harness.errors import ConfigError
 from harness.replay import otlp
@@ -41,7 +42,7 @@ def export_request(attributes: dict[str, Any], *, error: bool = False) -> Export
         else:
             item.value.string_value = value
     if error:
-        span.status.code = 2
+        span.status.code = Status.STATUS_CODE_ERROR
         span.status.message = "boom"
     return request
 
