@@ -106,3 +106,51 @@ def no_spans_factory(context: CaseContext) -> Any:
     from tests.wire_agents import OpenAIAgent
 
     return OpenAIAgent(context.base_url, context.api_key, stream=False)
+
+
+class PydanticAIAgent:
+    """A pydantic-ai agent over the endpoint, its tool spans from pydantic-ai's instrumentation."""
+
+    def __init__(self, context: CaseContext, *, bug: bool = False) -> None:
+        from pydantic_ai import Agent, ModelRetry
+        from pydantic_ai.capabilities import Instrumentation
+        from pydantic_ai.models.instrumented import InstrumentationSettings
+        from pydantic_ai.models.openai import OpenAIChatModel
+        from pydantic_ai.providers.openai import OpenAIProvider
+
+        otel = context.otel
+        assert otel is not None, "run with tool spans on"
+        self.provider = TracerProvider()
+        exporter = OTLPSpanExporter(endpoint=otel.traces_endpoint, headers=otel.headers)
+        self.provider.add_span_processor(BatchSpanProcessor(exporter))
+        model = OpenAIChatModel(
+            "gpt-test",
+            provider=OpenAIProvider(base_url=context.base_url, api_key=context.api_key),
+        )
+        settings = InstrumentationSettings(tracer_provider=self.provider)
+        self.agent = Agent(model, capabilities=[Instrumentation(settings=settings)])
+
+        @self.agent.tool_plain
+        def echo(message: str) -> str:
+            """Echo back the given message."""
+            if bug:  # the bug: the tool fails, and the agent goes on as if it had answered
+                raise ModelRetry("the echo service is down")
+            return message
+
+        self.history: list[Any] = []
+
+    async def turn(self, user_input: str) -> str:
+        result = await self.agent.run(user_input, message_history=self.history)
+        self.history = result.all_messages()
+        return str(result.output)
+
+    def close(self) -> None:
+        self.provider.shutdown()
+
+
+def pydantic_ai_factory(context: CaseContext) -> PydanticAIAgent:
+    return PydanticAIAgent(context)
+
+
+def pydantic_ai_failing_tool_factory(context: CaseContext) -> PydanticAIAgent:
+    return PydanticAIAgent(context, bug=True)

@@ -183,3 +183,32 @@ def test_subprocess_agents_configured_by_env_alone_stay_in_their_case(
     for index, case in enumerate(doc["cases"]):
         assert [call["observed"] for call in case["tool_calls"]] == ["span", "span"]
         assert all(f"case {index}" in call["arguments"] for call in case["tool_calls"])
+
+
+def test_pydantic_ai_built_in_instrumentation_is_recorded(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """pydantic-ai's own `Instrumentation` spans, unmodified, are the record of the calls."""
+    suite = write_fixture("echo.json", ECHO_42).parent
+    factory = "tests.otel_agents:pydantic_ai_factory"
+    status, doc = run(suite, tmp_path, "--agent", factory, "--tool-spans")
+    case = doc["cases"][0]
+    assert case["error"] is None
+    assert status == 0, checks(doc)
+    assert [(c["arguments"], c["result"], c["observed"]) for c in case["tool_calls"]] == [
+        ('{"message":"order 42"}', "order 42", "span"),
+        ('{"message":"order 7"}', "order 7", "span"),
+    ]
+
+
+def test_a_pydantic_ai_tool_that_fails_fails_the_fixture(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """Over the wire alone the call looks answered; its span says the tool failed."""
+    suite = write_fixture("echo.json", ECHO_42).parent
+    flags = ("--agent", "tests.otel_agents:pydantic_ai_failing_tool_factory", "--tool-spans")
+    status, doc = run(suite, tmp_path, *flags)
+    assert doc["cases"][0]["error"] is None
+    assert status == 1
+    assert checks(doc)["all_tools_succeeded(true)"] is False
+    assert [c["success"] for c in doc["cases"][0]["tool_calls"]] == [False, False]
