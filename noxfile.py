@@ -1,4 +1,5 @@
-"""Sessions: regression (default), capability, live, shard, merge, bench, tests, lint.
+"""Sessions: regression (default), capability, live, shard, merge, bench, tests, node_clients,
+lint.
 
 Every session runs with the interpreter nox was started with.
 """
@@ -129,6 +130,22 @@ def tests(session: nox.Session) -> None:
     """Run the pytest suite."""
     session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"))
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def node_clients(session: nox.Session) -> None:
+    """The tests that drive Node.js agents: install their npm packages, then run `-m node`."""
+    session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"))
+    session.run(
+        "npm",
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--prefix",
+        "tests/agents/otel_node",
+        external=True,
+    )
+    session.run("pytest", "-m", "node", *session.posargs)
 
 
 @nox.session
