@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness._cli.main import main
 from tests.builders import text_step
 from tests.conftest import WriteFixture
@@ -212,3 +214,32 @@ def test_a_pydantic_ai_tool_that_fails_fails_the_fixture(
     assert status == 1
     assert checks(doc)["all_tools_succeeded(true)"] is False
     assert [c["success"] for c in doc["cases"][0]["tool_calls"]] == [False, False]
+
+
+def test_tool_spans_off_gives_python_agents_no_export(
+    write_fixture: WriteFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without tool spans, `context.otel` is None: the span agent refuses to run."""
+    suite = write_fixture("echo.json", ECHO_42).parent
+    status, doc = run(suite, tmp_path, "--agent", "tests.otel_agents:factory")
+    assert status == 1
+    assert "run with tool spans on" in doc["cases"][0]["error"]
+
+
+def test_a_missing_extra_exits_2_with_one_line(
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import sys
+
+    name = "opentelemetry.proto.collector.trace.v1.trace_service_pb2"
+    monkeypatch.setitem(sys.modules, name, None)
+    suite = write_fixture("echo.json", ECHO_42).parent
+    assert main(["run", "--suite", str(suite), "--tool-spans"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "harness: --tool-spans: tool spans need the OpenTelemetry protocol messages: "
+        "pip install 'replay-harness[otel]'"
+    )
