@@ -190,3 +190,21 @@ def test_the_json_encoding_exporters_send_is_read(receiver: SpanReceiver) -> Non
     assert span.error is True
     assert span.start_ns == 1544712660000000000
     receiver.close(inbox)
+
+
+def test_a_chunked_export_is_read_whole(receiver: SpanReceiver) -> None:
+    """Exporters that stream the body without a length are read to the last chunk."""
+    import http.client
+
+    inbox = receiver.open()
+    body = export_request(ATTRIBUTES).SerializeToString()
+    host, port = receiver.endpoint.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    headers = {"Content-Type": "application/x-protobuf", CASE_HEADER: inbox.token}
+    halves = iter([body[:10], body[10:]])
+    connection.request("POST", "/v1/traces", body=halves, headers=headers, encode_chunked=True)
+    assert connection.getresponse().status == 200
+    connection.close()
+    (span,) = inbox.wait(1, 0)
+    assert span.attributes["gen_ai.tool.name"] == "echo"
+    receiver.close(inbox)
