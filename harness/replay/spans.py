@@ -152,7 +152,15 @@ def _parsed(value: Any) -> Any:
 
 
 def _text(value: Any) -> str:
+    """A result as text; a JSON string literal (how the Vercel AI SDK writes a text result) is
+    unquoted, so the result reads as the tool returned it."""
     if isinstance(value, str):
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            try:
+                unquoted = json.loads(value)
+            except ValueError:
+                return value
+            return unquoted if isinstance(unquoted, str) else value
         return value
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 

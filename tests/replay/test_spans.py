@@ -49,7 +49,7 @@ def span(attributes: dict[str, Any], *, error: bool = False, start: int = 0) -> 
                 "ai.toolCall.args": '{"message":"hi"}',
                 "ai.toolCall.result": '"hi"',
             },
-            ("echo", "c1", {"message": "hi"}, '"hi"', True),
+            ("echo", "c1", {"message": "hi"}, "hi", True),
             id="vercel-ai",
         ),
         pytest.param(

@@ -18,11 +18,17 @@ from tests.replay.test_tool_spans import ECHO_42
 
 pytestmark = pytest.mark.node
 
-AGENT = Path(__file__).resolve().parents[1] / "agents" / "otel_node" / "agent.mjs"
+AGENTS = Path(__file__).resolve().parents[1] / "agents" / "otel_node"
+AGENT = AGENTS / "agent.mjs"
+VERCEL_AGENT = AGENTS / "vercel_agent.mjs"
 
 
 def run_node(
-    write_fixture: WriteFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bug: str
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    bug: str,
+    agent: Path = AGENT,
 ) -> tuple[int, dict[str, Any]]:
     node = shutil.which("node")
     assert node is not None, "Node.js is needed for the node tests"
@@ -30,7 +36,7 @@ def run_node(
     monkeypatch.setenv("HARNESS_TEST_BUG", bug)
     suite = write_fixture("echo.json", ECHO_42).parent
     report = tmp_path / "report.json"
-    flags = ["--agent-command", f"{node} {AGENT}", "--tool-spans", "--json", str(report)]
+    flags = ["--agent-command", f"{node} {agent}", "--tool-spans", "--json", str(report)]
     status = main(["run", "--suite", str(suite), *flags])
     return status, json.loads(report.read_text())
 
@@ -67,3 +73,27 @@ def test_broken_node_agents_fail_their_fixture(
     assert case["error"] is None
     assert status == 1
     assert {grade["check"]: grade["passed"] for grade in case["grades"]}[failing] is False
+
+
+def test_a_vercel_ai_sdk_agent_is_recorded_from_its_telemetry(
+    write_fixture: WriteFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`generateText` with a tool, its spans from the AI SDK's own OpenTelemetry integration."""
+    status, doc = run_node(write_fixture, tmp_path, monkeypatch, "", VERCEL_AGENT)
+    case = doc["cases"][0]
+    assert case["error"] is None
+    assert status == 0
+    assert [(c["arguments"], c["result"], c["observed"]) for c in case["tool_calls"]] == [
+        ('{"message":"order 42"}', "order 42", "span"),
+        ('{"message":"order 7"}', "order 7", "span"),
+    ]
+
+
+def test_a_failing_vercel_ai_sdk_tool_fails_its_fixture(
+    write_fixture: WriteFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status, doc = run_node(write_fixture, tmp_path, monkeypatch, "hidden_failure", VERCEL_AGENT)
+    case = doc["cases"][0]
+    assert case["error"] is None
+    assert status == 1
+    assert [c["success"] for c in case["tool_calls"]] == [False, False]
