@@ -111,7 +111,7 @@ def no_spans_factory(context: CaseContext) -> Any:
 class PydanticAIAgent:
     """A pydantic-ai agent over the endpoint, its tool spans from pydantic-ai's instrumentation."""
 
-    def __init__(self, context: CaseContext, *, bug: bool = False) -> None:
+    def __init__(self, context: CaseContext, *, bug: bool = False, content: bool = True) -> None:
         from pydantic_ai import Agent, ModelRetry
         from pydantic_ai.capabilities import Instrumentation
         from pydantic_ai.models.instrumented import InstrumentationSettings
@@ -127,7 +127,7 @@ class PydanticAIAgent:
             "gpt-test",
             provider=OpenAIProvider(base_url=context.base_url, api_key=context.api_key),
         )
-        settings = InstrumentationSettings(tracer_provider=self.provider)
+        settings = InstrumentationSettings(tracer_provider=self.provider, include_content=content)
         self.agent = Agent(model, capabilities=[Instrumentation(settings=settings)])
 
         @self.agent.tool_plain
@@ -154,3 +154,8 @@ def pydantic_ai_factory(context: CaseContext) -> PydanticAIAgent:
 
 def pydantic_ai_failing_tool_factory(context: CaseContext) -> PydanticAIAgent:
     return PydanticAIAgent(context, bug=True)
+
+
+def pydantic_ai_no_content_factory(context: CaseContext) -> PydanticAIAgent:
+    """Content capture off: the spans carry no arguments and no results."""
+    return PydanticAIAgent(context, content=False)

@@ -263,12 +263,13 @@ def uncaptured(expects: Expects, join: SpanJoin) -> list[str]:
     problems = []
     needs = (("tool_arguments_contain", "arguments"), ("tool_results_contain", "result"))
     for kind, part in needs:
-        for payload in getattr(expects, kind):
-            gaps = [gap for gap in join.missing if gap[0] == payload.tool and gap[2] == part]
+        tools = dict.fromkeys(payload.tool for payload in getattr(expects, kind))
+        for tool_name in tools:
+            gaps = [gap for gap in join.missing if gap[0] == tool_name and gap[2] == part]
             if gaps:
                 tool, call_id, _, attribute = gaps[0]
                 problems.append(
-                    f'{kind}("{payload.tool}") cannot be graded: the span of call "{call_id}" '
+                    f'{kind}("{tool_name}") cannot be graded: the span of call "{call_id}" '
                     f"({tool}) has no {attribute}; is content capture on?"
                 )
     return problems
