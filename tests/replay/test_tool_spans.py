@@ -264,3 +264,15 @@ def test_capture_off_errors_exactly_the_expectations_that_need_it(
     assert doc["cases"][0]["error"] is None
     assert status == 0
     assert [call["result"] for call in doc["cases"][0]["tool_calls"]] == ["order 42", "order 7"]
+
+
+def test_check_takes_tool_spans_and_counts_argument_and_success_mutants(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With tool spans the argument and success mutants are killable, so they count."""
+    regression = str(Path(__file__).resolve().parents[2] / "evals" / "regression")
+    assert main(["check", "--suite", regression, "--format", "json", "--tool-spans"]) == 0
+    strengths = json.loads(capsys.readouterr().out)["strengths"]
+    unicode_case = next(s for s in strengths if "unicode" in s["file"])
+    assert unicode_case["score"] == 1.0
+    assert unicode_case["total"] >= 2
