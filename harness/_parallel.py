@@ -7,7 +7,10 @@ back as msgpack, which msgspec encodes and decodes far faster than pickle.
 
 A worker that dies (a segfault, `os._exit`, the OOM killer) breaks the pool: every item that
 was in flight is then run again, alone, in a fresh pool, so the item that crashes gets the
-caller's crash result on its own and its neighbours get their real results.
+caller's crash result on its own and its neighbours get their real results. The broken pool
+ends its other workers with SIGTERM; a forked worker would inherit the parent's SIGTERM
+handler and print a traceback as it stops, so each process forked here restores the default
+(a quiet end) before it runs any code: the crash shows once, as its item's result.
 
 `fork_shares` cuts the items in contiguous shares: the parent works on the first while
 forked children work on the others and hand their results back as msgpack.
@@ -57,6 +60,30 @@ _decode_items: Callable[[bytes], list[Any]] | None = None
 """How a chunk arrives in a worker that was not forked."""
 
 
+_forking = False
+"""Whether a process forked now is one of ours (a worker or a share's child)."""
+
+
+def _quiet_stop_in_child() -> None:
+    """In a worker just forked: SIGTERM ends it the default way, without a traceback."""
+    if _forking:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_quiet_stop_in_child)
+
+
+@contextmanager
+def _forks_are_workers() -> Iterator[None]:
+    global _forking
+    previous, _forking = _forking, True
+    try:
+        yield
+    finally:
+        _forking = previous
+
+
 def cpu_count() -> int:
     """The cores this process may use (`--jobs auto`)."""
     try:
@@ -95,10 +122,11 @@ def run_in_workers(
     _task, _state, _items = task, state, items  # inherited by forked workers; unused otherwise
     try:
         chunks = _chunks(len(items), jobs)
-        while chunks:
-            chunks = yield from _run_chunks(
-                items, jobs, chunks, (task, state, item_type), decode_results, crashed
-            )
+        with _forks_are_workers():
+            while chunks:
+                chunks = yield from _run_chunks(
+                    items, jobs, chunks, (task, state, item_type), decode_results, crashed
+                )
     finally:
         _task, _state, _items = None, None, ()
 
@@ -129,7 +157,8 @@ def fork_shares(
     try:
         for share in shares[1:]:
             try:
-                children.append(_fork_share(work, items[share.start : share.stop]))
+                with _forks_are_workers():
+                    children.append(_fork_share(work, items[share.start : share.stop]))
             except OSError:  # no process or temp file to be had: work serially
                 return None
         results = [work(items[: shares[0].stop])]

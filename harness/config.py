@@ -13,6 +13,7 @@ from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
     "DEFAULT_HISTORY",
+    "DEFAULT_OUTPUT_LIMIT",
     "DEFAULT_SUITE_DIR",
     "MODES",
     "Config",
@@ -28,6 +29,8 @@ Mode = Literal["replay", "live"]
 _SECTION = "[tool.harness]"
 PATH_KEYS = ("suite_dir", "history")
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+DEFAULT_OUTPUT_LIMIT = 100_000
+"""Characters of a case's captured stdout, and of its stderr, kept in the reports."""
 """Keys holding paths, which are relative to the pyproject.toml that sets them."""
 
 
@@ -46,6 +49,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """`package.module:factory` making the project's own tools."""
     agent_command: str | None = None
     """A command that runs the agent in any language against the replay endpoint."""
+    tool_names: tuple[Annotated[str, msgspec.Meta(min_length=1)], ...] | None = None
+    """The names of the agent's own tools, for an agent whose tools are no harness `Tool`
+    (a wire agent): fixtures may name them. Without it, a wire agent's fixtures may name
+    only the tools they script."""
     default_tools: bool = True
     """Whether the built-in `echo` stays registered beside the project's tools."""
     case_timeout: Annotated[float, msgspec.Meta(gt=0)] = 60.0
@@ -60,6 +67,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """A suite with more fixtures than this is refused."""
     follow_external_symlinks: bool = DEFAULT_LIMITS.follow_external_symlinks
     """Whether a fixture may be a symlink to a file outside its suite folder."""
+    max_output_chars: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_OUTPUT_LIMIT
+    """Characters of a case's captured stdout, and of its stderr, kept; more errors the case."""
+    agent_memory_mb: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    """The address space a subprocess or supervised agent may use, in MiB (None: no limit)."""
     tool_spans: bool = False
     """Whether wire agents' calls are recorded from the OpenTelemetry spans they export."""
     tool_spans_grace_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 2.0
@@ -151,6 +162,8 @@ def _describe(message: str) -> tuple[str, str]:
         reason = f"must be one of {', '.join(map(repr, MODES))}"
     elif key == "case_timeout":
         reason = "must be a number of seconds > 0"
+    elif key in ("max_output_chars", "agent_memory_mb"):
+        reason = "must be an integer >= 1"
     elif key == "tool_spans_grace_s":
         reason = "must be a number of seconds from 0 to 60"
     return (f"{_SECTION}.{key}" if key else _SECTION), reason

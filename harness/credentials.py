@@ -5,16 +5,26 @@ them out of what a run recorded, so a string that one of them treats as a secret
 too. The shapes:
 
 - the value after a secret-looking key: api_key, apikey, access_token, refresh_token, token,
-  client_secret, secret, password, passwd, pwd, authorization, auth, private_key, access_key
-  (separators `=` or `:`, quotes allowed; at least `MIN_VALUE` characters);
-- `Bearer <token>` and `Basic <token>` (at least `MIN_VALUE` characters);
+  client_secret, secret, password, passwd, pwd, auth, private_key, access_key,
+  credential(s), also as the last word of a longer name (`DB_PASSWORD`, `NPM_TOKEN`,
+  `OPENAI_API_KEY`, `x-api-key`) and `secret` anywhere in one (`AWS_SECRET_ACCESS_KEY`)
+  (separators `=` or `:`, quotes allowed, escaped ones too (`\"`, `\\\"`), as in JSON
+  quoted once or more; at least `MIN_VALUE` characters); in parsed JSON,
+  the string value of such a key (`secret_key`);
+- what follows `Authorization:` (or `Proxy-Authorization:`) after its scheme, whatever the
+  scheme (`Bearer`, `Basic`, `Token`, `AWS4-HMAC-SHA256`…) or none, to the end of its line
+  or quote; `Bearer <token>` and `Basic <token>` anywhere (at least `MIN_VALUE` characters);
+- a `Cookie:` or `Set-Cookie:` header's `name=value` pairs;
+- the password in a URL (`https://user:password@host`);
 - known token shapes: `sk-…`, `ghp_…`/`gho_…`/`ghu_…`/`ghs_…`/`ghr_…`/`github_pat_…`,
-  `AKIA…`/`ASIA…`, `xox…-`, JWTs;
-- a PEM private key block (to its END line, or to the end of the text).
+  `AKIA…`/`ASIA…`, `xox…-`, Google `AIza…` keys, JWTs;
+- a PEM private key block or a PGP private key block (to its END line, or to the end of the
+  text).
 
-At most `KEEP` characters of a credential are ever shown. Only the lint also flags long
-random-looking tokens (`random_tokens`): a fixture ships forever and can always use a
-placeholder, but a report must keep the ids, hashes and payloads a run produced readable.
+At most `KEEP` characters of a credential are ever shown, and none of one shorter than twice
+that. Only the lint also flags long random-looking tokens (`random_tokens`): a fixture ships
+forever and can always use a placeholder, but a report must keep the ids, hashes and payloads a
+run produced readable.
 
 The patterns are compiled on first use, not at import, so a run that never meets a trigger
 word (`might_hold`) never pays for them.
@@ -36,9 +46,13 @@ __all__ = [
     "Found",
     "Patterns",
     "find",
+    "is_cut",
+    "keep",
     "might_hold",
     "patterns",
     "random_tokens",
+    "secret_key",
+    "secret_value",
 ]
 
 KEEP = 4
@@ -56,13 +70,23 @@ _SHAPES = (
     ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
     ("AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}"),
     ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
     ("JWT", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+)
+
+# The words that make a key secret-looking: the whole key, or its last word after `_`, `.` or
+# `-` (`DB_PASSWORD`); `secret` counts anywhere, words after it included.
+_KEY_WORDS = (
+    r"api[_-]?key|access[_-]?token|refresh[_-]?token|token|client[_-]?secret|"
+    r"secret(?:[_.-][a-z0-9]+)*|password|passwd|pwd|auth|private[_-]?key|"
+    r"access[_-]?key|credentials?"
 )
 
 # Substrings (lower case) without which no pattern can match: a cheap first screen.
 _TRIGGERS = (
     "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "sk-", "ghp_", "gho_",
-    "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "eyj", "-----begin",
+    "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "eyj", "-----begin", "aiza",
+    "cookie", "credential", "://",
 )  # fmt: skip
 _SCREEN = re.compile("|".join(map(re.escape, _TRIGGERS)))
 
@@ -72,6 +96,15 @@ class Patterns(NamedTuple):
 
     keyed: re.Pattern[str]
     """Groups: the key, the separator, an optional `Bearer `/`Basic `, the secret value."""
+    header: re.Pattern[str]
+    """`Authorization:` with any scheme or none. Groups: the key, the separator, the scheme (if
+    any) and what follows it on the line."""
+    cookie: re.Pattern[str]
+    """A cookie header. Groups: the key, the separator, the `name=value; …` pairs."""
+    url: re.Pattern[str]
+    """A URL with a password. Groups: `scheme://user:`, the password."""
+    key_name: re.Pattern[str]
+    """A whole key name that is secret-looking, for the keys of parsed JSON."""
     scheme: re.Pattern[str]
     """Groups: `Bearer` or `Basic`, the whitespace, the secret."""
     shapes: re.Pattern[str]
@@ -79,7 +112,7 @@ class Patterns(NamedTuple):
     named: tuple[tuple[str, re.Pattern[str]], ...]
     """Each token shape with what it is called."""
     pem: re.Pattern[str]
-    """Group 1: the key's label, such as `RSA PRIVATE KEY`."""
+    """Group 1: the key's label, such as `RSA PRIVATE KEY` or `PGP PRIVATE KEY BLOCK`."""
     token: re.Pattern[str]
     """A run of 32 or more token characters, a candidate for `random_tokens`."""
 
@@ -87,21 +120,81 @@ class Patterns(NamedTuple):
 @functools.cache
 def patterns() -> Patterns:
     """The credential patterns, compiled on first use."""
+    # The key starts a word or follows `_`, `.` or `-`: a lookbehind, not a prefix to match,
+    # so that a long run of word parts cannot make the search quadratic.
     keyed = re.compile(
         rf"""(?ix)
-        \b(api[_-]?key|access[_-]?token|refresh[_-]?token|token|client[_-]?secret|secret|
-           password|passwd|pwd|authorization|auth|private[_-]?key|access[_-]?key)
-        (["']?\s*[:=]\s*["']?)
+        (?:\b|(?<=[_.-]))({_KEY_WORDS})
+        ((?:\\*["'])?\s*[:=]\s*(?:\\*["'])?)
         ((?:bearer\s+|basic\s+)?)
-        ([^\s"'&,;]{{{MIN_VALUE},}})
+        ([^\s"'&,;\\]{{{MIN_VALUE},}})
         """
     )
+    header = re.compile(
+        r"""(?ix)
+        \b((?:proxy-)?authorization)
+        ((?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?)
+        ((?:[a-z][a-z0-9._~+/-]*[ \t]+)?)
+        ([^\s"'\\][^\r\n"'\\]*)
+        """
+    )
+    cookie = re.compile(
+        r"""(?ix)
+        \b((?:set-)?cookie)
+        ((?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?)
+        ([^\s"';=\\]+=[^\r\n"'\\]*)
+        """
+    )
+    url = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,31}://[^\s:/?#@\"'\[\]]*:)([^\s/?#@\"']+)(?=@)")
+    key_name = re.compile(rf"(?i)(?:[a-z0-9]+[_.-])*(?:{_KEY_WORDS}|(?:proxy-)?authorization)")
     scheme = re.compile(rf"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{{{MIN_VALUE},}})")
     shapes = re.compile("|".join(source for _, source in _SHAPES))
     named = tuple((name, re.compile(source)) for name, source in _SHAPES)
-    pem = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
+    pem = re.compile(
+        r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)",
+        re.DOTALL,
+    )
     token = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
-    return Patterns(keyed=keyed, scheme=scheme, shapes=shapes, named=named, pem=pem, token=token)
+    return Patterns(
+        keyed=keyed,
+        header=header,
+        cookie=cookie,
+        url=url,
+        key_name=key_name,
+        scheme=scheme,
+        shapes=shapes,
+        named=named,
+        pem=pem,
+        token=token,
+    )
+
+
+def keep(secret: str) -> str:
+    """What may be shown of `secret`: its first `KEEP` characters (none if it is short), a mark."""
+    return (secret[:KEEP] if len(secret) >= 2 * KEEP else "") + MARK
+
+
+def is_cut(value: str) -> bool:
+    """Whether `value` is what `keep` leaves of a secret.
+
+    A header's rest of line may hold a token that redaction already cut (`Credential=AKIA*…`)
+    and more beside it: only the rest cut whole counts as redacted.
+    """
+    return value.endswith(MARK) and len(value) <= KEEP + len(MARK)
+
+
+def secret_key(name: str) -> bool:
+    """Whether a JSON key names a secret (`password`, `DB_PASSWORD`, `api-key`…)."""
+    return might_hold(name) and patterns().key_name.fullmatch(name) is not None
+
+
+def secret_value(key: str, value: str) -> bool:
+    """Whether `value`, the string under `key` in parsed JSON, is a secret.
+
+    The same rule as a key's value in text: a secret-looking key, at least `MIN_VALUE`
+    characters, and not already redacted.
+    """
+    return len(value) >= MIN_VALUE and MARK not in value and secret_key(key)
 
 
 def might_hold(text: str) -> bool:
@@ -119,7 +212,8 @@ class Found(NamedTuple):
 
 
 def find(text: str) -> list[Found]:
-    """Every credential in `text`: each token shape in turn, then PEM blocks, then key values.
+    """Every credential in `text`: each token shape in turn, then key blocks, headers, URLs and
+    key values.
 
     A match that overlaps one found before it is the same secret seen twice (`api_key=sk-…`
     is one OpenAI key) and is left out.
@@ -142,7 +236,17 @@ def find(text: str) -> list[Found]:
     for match in compiled.pem.finditer(text):
         begin = f"-----BEGIN {match[1]}-----"
         if match[0] != begin + MARK:  # a block that redaction already cut is no secret
-            add("PEM private key", match, begin)
+            kind = "PGP private key block" if match[1].startswith("PGP") else "PEM private key"
+            add(kind, match, begin)
+    for match in compiled.header.finditer(text):
+        if not is_cut(match[4]):
+            add(f"secret after {match[1]}", match, match[4])
+    for match in compiled.cookie.finditer(text):
+        if MARK not in match[3]:
+            add(f"{match[1]} value", match, match[3])
+    for match in compiled.url.finditer(text):
+        if MARK not in match[2]:
+            add("password in a URL", match, match[2])
     for match in compiled.keyed.finditer(text):
         if MARK not in match[4]:
             add(f"secret after {match[1]}", match, match[4])

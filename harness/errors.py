@@ -10,6 +10,7 @@ Every error the harness raises on purpose derives from `HarnessError`::
     ├── ArtifactError            a report file could not be written: `.path`
     ├── HistoryError             the run history cannot be read or written: `.path`
     ├── MergeError               shard reports that cannot be merged into one: `.path`
+    ├── WireRequestError         a request the replay endpoint answers with a 400 (never leaves it)
     └── CaseError                one case's run went wrong; the case errors, the suite goes on
         ├── ReplayError          the trace and the agent disagree on the LLM round trips
         ├── AgentError           the agent loop refused a turn or gave up on it
@@ -39,6 +40,7 @@ __all__ = [
     "ReplayError",
     "SuiteError",
     "UsageError",
+    "WireRequestError",
 ]
 
 
@@ -143,6 +145,10 @@ class AgentError(CaseError):
 
 class CaseTimeout(CaseError):
     """The case ran past its `case_timeout`."""
+
+
+class WireRequestError(HarnessError):
+    """A request to the replay endpoint is refused with a 400 whose message is this error's."""
 
 
 class MergeError(HarnessError):

@@ -112,10 +112,11 @@ class RecordedCall(msgspec.Struct, frozen=True, kw_only=True, gc=False, omit_def
     """The tool name the agent dispatched (unknown names included)."""
     arguments: str
     """The arguments the tool received, as compact JSON with sorted keys."""
-    result: str
-    """What the call returned to the agent."""
+    result: str | None
+    """What the call returned to the agent; None for a call that got no result (the agent
+    ended its turn on it, or sent its result as plain text)."""
     success: bool
-    """Whether the call succeeded."""
+    """Whether the call succeeded (never true for a call without result)."""
     observed: Observed = "dispatch"
     """Where the call was seen (left out of documents when `dispatch`)."""
 
@@ -127,8 +128,9 @@ class ToolDispatched(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The tool name the agent asked for."""
     arguments: Any
     """The arguments as the boundary saw them (parsed JSON, usually an object)."""
-    result: str
-    """What the call returned to the agent."""
+    result: str | None
+    """What the call returned to the agent; None when no result came back over the wire (or,
+    with tool spans, the span captured none)."""
     success: bool
     """Whether the call succeeded."""
     observed: Observed = "dispatch"

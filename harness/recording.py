@@ -6,7 +6,10 @@ tool result a wire agent sends back, and, with tool spans on, each tool executio
 agent exported as an OpenTelemetry span is reported instead. `ObservedProvider` reports
 each model reply the agent consumed. `RecordingObserver` normalises every call the same
 way, whichever boundary saw it: arguments become compact sorted JSON, an empty result
-becomes `(no output)`, and the call keeps where it was observed.
+becomes `(no output)` (a call that got no result at all keeps `None`), and the call keeps
+where it was observed. Every text recorded (a call's name and result, the final response)
+is a plain `str`: a subclass could override `__eq__` or `__contains__` and forge a check
+that grading runs on it.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from harness.messages import (
 if TYPE_CHECKING:
     from harness.messages import Message, ModelProvider, ModelReply, ToolSpec
 
-__all__ = ["FanOut", "ObservedProvider", "RecordingObserver", "RunRecord"]
+__all__ = ["FanOut", "ObservedProvider", "RecordingObserver", "RunRecord", "plain"]
 
 
 class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -66,12 +69,17 @@ def recorded(event: ToolDispatched) -> RecordedCall:
     """The call `event` reports, normalised as every recorded call is."""
     arguments = "" if event.arguments is NOT_SEEN else compact_json(event.arguments)
     return RecordedCall(
-        name=event.name,
-        arguments=arguments,
-        result=event.result or NO_OUTPUT,
+        name=plain(event.name),
+        arguments=plain(arguments),
+        result=None if event.result is None else plain(event.result) or NO_OUTPUT,
         success=event.success,
         observed=event.observed,
     )
+
+
+def plain(text: str) -> str:
+    """`text` as a plain `str`, whatever `str` subclass it is (its overrides are not called)."""
+    return text if type(text) is str else str.__str__(text)
 
 
 class RecordingObserver:
@@ -103,7 +111,7 @@ class RecordingObserver:
         if wire:
             calls = [call for call in calls if call.observed != "dispatch"]
         return RunRecord(
-            final_response=final_response,
+            final_response=plain(final_response),
             tool_calls=tuple(calls),
             input_tokens=self._input_tokens,
             output_tokens=self._output_tokens,

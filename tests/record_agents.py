@@ -88,7 +88,7 @@ class ClaudeAgent:
     """An Anthropic Messages tool loop (streaming or not)."""
 
     def __init__(self, context: CaseContext, *, stream: bool, broken: bool = False) -> None:
-        base = context.base_url.removesuffix("/v1")
+        base = context.anthropic_base_url
         self.client = Anthropic(base_url=base, api_key=context.api_key, max_retries=0)
         self.stream, self.broken = stream, broken
         self.messages: list[dict[str, Any]] = []

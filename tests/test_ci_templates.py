@@ -1,12 +1,16 @@
-"""The CI templates in ci/: valid YAML that only calls nox sessions that exist."""
+"""The CI templates in ci/: valid, schema-checked, hardened, calling only existing nox sessions."""
 
 from __future__ import annotations
 
 import ast
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
@@ -17,6 +21,12 @@ GITHUB_SHARDED = REPO / "ci" / "github" / "harness-sharded.yml"
 GITLAB_SHARDED = REPO / "ci" / "gitlab" / "harness-sharded.gitlab-ci.yml"
 TEMPLATES = [GITHUB, GITLAB, GITHUB_SHARDED, GITLAB_SHARDED]
 NOX_CALL = re.compile(r"\bnox\b(?P<args>[^\n]*)")
+DATA = REPO / "tests" / "data"
+PINNED = re.compile(
+    r"^\s*(?:- )?uses: (?P<action>[\w-]+/[\w-]+(?:/[\w-]+)*)"
+    r"@(?P<sha>[0-9a-f]{40}) # (?P<tag>v\d+\.\d+\.\d+)$"
+)
+NOT_CANCELLED = "${{ !cancelled() }}"
 
 
 def nox_sessions() -> set[str]:
@@ -77,7 +87,7 @@ def test_sharded_templates_merge_every_shard_into_one_junit_report() -> None:
     assert github["shard"]["strategy"]["matrix"]["shard"] == [1, 2, 3, 4]
     assert "shard }}/4" in " ".join(commands(github["shard"]["steps"]))
     assert github["merge"]["needs"] == "shard"
-    assert github["merge"]["if"] == "always()"
+    assert github["merge"]["if"] == NOT_CANCELLED
     gitlab = load(GITLAB_SHARDED)
     assert gitlab["harness-shard"]["parallel"] == 4
     assert gitlab["harness-merge"]["when"] == "always"
@@ -86,18 +96,118 @@ def test_sharded_templates_merge_every_shard_into_one_junit_report() -> None:
     )
 
 
+def steps(path: Path) -> list[dict[str, Any]]:
+    return [step for job in load(path)["jobs"].values() for step in job["steps"]]
+
+
 @pytest.mark.parametrize("path", [GITHUB, GITHUB_SHARDED], ids=lambda path: path.name)
-def test_github_workflows_are_least_privileged_and_pinned(path: Path) -> None:
-    """Read-only permissions, fail-fast off, every action pinned to a release."""
+def test_github_workflows_are_least_privileged_and_pinned_by_sha(path: Path) -> None:
+    """Read-only permissions, fail-fast off, every action pinned by commit SHA, tag beside it."""
     workflow = load(path)
     assert workflow["permissions"] == {"contents": "read"}
     for job in workflow["jobs"].values():
         assert job["strategy"]["fail-fast"] is False
-        for step in job["steps"]:
-            if "uses" in step:
-                assert re.fullmatch(r"[\w-]+/[\w-]+(/[\w-]+)*@v\d+\.\d+\.\d+", step["uses"]), step[
-                    "uses"
-                ]
+    lines = [line for line in path.read_text().splitlines() if "uses:" in line]
+    assert lines
+    for line in lines:
+        assert PINNED.match(line), line
+
+
+def test_each_action_is_pinned_to_one_sha_everywhere() -> None:
+    """The same action at the same release never points at two commits."""
+    pins: dict[str, set[tuple[str, str]]] = {}
+    for path in (GITHUB, GITHUB_SHARDED):
+        for line in path.read_text().splitlines():
+            match = PINNED.match(line)
+            if match:
+                action = match["action"].split("/")[0] + "/" + match["action"].split("/")[1]
+                pins.setdefault(action, set()).add((match["sha"], match["tag"]))
+    assert {"actions/checkout", "actions/setup-python", "actions/upload-artifact"} <= set(pins)
+    assert all(len(pinned) == 1 for pinned in pins.values()), pins
+
+
+@pytest.mark.parametrize("path", [GITHUB, GITHUB_SHARDED], ids=lambda path: path.name)
+def test_github_uploads_run_unless_cancelled_and_never_always(path: Path) -> None:
+    """Artifacts and the history cache are saved after a failure, not after a cancel."""
+    saving = [
+        step
+        for step in steps(path)
+        if step.get("uses", "").startswith(("actions/upload-artifact@", "actions/cache/save@"))
+    ]
+    assert saving
+    assert all(step.get("if") == NOT_CANCELLED for step in saving)
+    assert "always()" not in path.read_text()
+
+
+@pytest.mark.parametrize("path", [GITHUB, GITHUB_SHARDED], ids=lambda path: path.name)
+def test_github_workflows_cache_pip_and_uv(path: Path) -> None:
+    """Every job sets up Python with the pip cache and uv with its cache, keyed on pyproject."""
+    for job in load(path)["jobs"].values():
+        uses = {step.get("uses", "").split("@")[0]: step for step in job["steps"]}
+        python = uses["actions/setup-python"]["with"]
+        assert (python["cache"], python["cache-dependency-path"]) == ("pip", "pyproject.toml")
+        uv = uses["astral-sh/setup-uv"]["with"]
+        assert uv["enable-cache"] is True
+        assert uv["cache-dependency-glob"] == "pyproject.toml"
+
+
+def test_annotations_and_summary_come_from_one_matrix_leg() -> None:
+    """HARNESS_GITHUB_REPORT is 1 for exactly one regression leg; shards leave it to merge."""
+    regression = load(GITHUB)["jobs"]["regression"]
+    flag = regression["env"]["HARNESS_GITHUB_REPORT"]
+    chosen = re.fullmatch(r"\$\{\{ matrix\.python-version == '([\d.]+)' && '1' \|\| '0' \}\}", flag)
+    assert chosen is not None, flag
+    assert chosen[1] in regression["strategy"]["matrix"]["python-version"]
+    sharded = load(GITHUB_SHARDED)["jobs"]
+    assert sharded["shard"]["env"]["HARNESS_GITHUB_REPORT"] == "0"
+    assert "HARNESS_GITHUB_REPORT" not in sharded["merge"].get("env", {})
+
+
+def test_gitlab_pipelines_cache_pip_and_uv() -> None:
+    """The pip and uv caches live in the project folder, keyed on pyproject.toml."""
+    for path, template in ((GITLAB, ".harness"), (GITLAB_SHARDED, ".harness-python")):
+        job = load(path)[template]
+        assert job["variables"]["PIP_CACHE_DIR"] == "$CI_PROJECT_DIR/.cache/pip"
+        assert job["variables"]["UV_CACHE_DIR"] == "$CI_PROJECT_DIR/.cache/uv"
+        (cache,) = job["cache"]
+        assert cache["key"] == {"files": ["pyproject.toml"]}
+        assert cache["paths"] == [".cache/pip", ".cache/uv"]
+
+
+def schema(name: str) -> jsonschema.Draft7Validator:
+    return jsonschema.Draft7Validator(json.loads((DATA / name).read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("path", [GITHUB, GITHUB_SHARDED], ids=lambda path: path.name)
+def test_github_workflows_pass_the_workflow_schema_and_actionlint(path: Path) -> None:
+    """SchemaStore's workflow schema always; actionlint too where it is installed."""
+    workflow = load(path)
+    workflow["on"] = workflow.pop(True)  # YAML 1.1 reads the key `on` as true
+    errors = [
+        error.message for error in schema("github-workflow.schema.json").iter_errors(workflow)
+    ]
+    assert errors == []
+    actionlint = shutil.which("actionlint")
+    if actionlint is not None:
+        run = subprocess.run([actionlint, str(path)], capture_output=True, text=True, check=False)
+        assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("path", [GITLAB, GITLAB_SHARDED], ids=lambda path: path.name)
+def test_gitlab_pipelines_pass_the_gitlab_ci_schema(path: Path) -> None:
+    """GitLab's own CI schema, unmodified, accepts the pipeline."""
+    errors = [error.message for error in schema("gitlab-ci.schema.json").iter_errors(load(path))]
+    assert errors == []
+
+
+def test_the_schemas_reject_a_broken_template() -> None:
+    """The schema checks can fail: an unknown key is refused by both."""
+    github = load(GITHUB)
+    github["jobs"]["regression"]["runs_on"] = "ubuntu-latest"
+    assert list(schema("github-workflow.schema.json").iter_errors(github))
+    gitlab = load(GITLAB)
+    gitlab["harness-regression"]["scirpt"] = ["x"]
+    assert list(schema("gitlab-ci.schema.json").iter_errors(gitlab))
 
 
 def test_github_workflow_gates_pushes_and_runs_capability_nightly() -> None:
@@ -112,10 +222,16 @@ def test_github_workflow_gates_pushes_and_runs_capability_nightly() -> None:
 
 
 def test_gitlab_regression_publishes_junit_and_capability_is_scheduled() -> None:
-    """GitLab reads the JUnit artifact; capability runs only in scheduled pipelines."""
+    """GitLab reads the gate's JUnit; capability keeps its JUnit as an artifact only.
+
+    Published, the capability report's expected failures would turn the pipeline page red.
+    """
     pipeline = load(GITLAB)
     regression, capability = pipeline["harness-regression"], pipeline["harness-capability"]
     assert regression["artifacts"]["reports"]["junit"] == "artifacts/regression.junit.xml"
-    assert capability["artifacts"]["reports"]["junit"] == "artifacts/capability.junit.xml"
+    assert "artifacts" not in capability
+    assert pipeline[".harness"]["artifacts"]["paths"] == ["artifacts/"]
+    assert "reports" not in pipeline[".harness"]["artifacts"]
+    assert pipeline[".harness"]["artifacts"]["when"] == "always"
     assert capability["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "schedule"'}]
     assert regression["rules"][0] == {"if": '$CI_PIPELINE_SOURCE == "schedule"', "when": "never"}

@@ -84,3 +84,25 @@ def test_pyproject_is_found_in_a_parent_folder(tmp_path: Path) -> None:
 def test_project_default_is_the_gated_suite() -> None:
     """The Config default is the regression suite."""
     assert Config().suite_dir == "evals/regression"
+
+
+def test_containment_keys_are_read_and_reach_the_setup(tmp_path: Path) -> None:
+    """max_output_chars and agent_memory_mb go from the table into how cases run."""
+    from harness.pipeline.setup import setup_from
+
+    path = pyproject(tmp_path, "[tool.harness]\nmax_output_chars = 500\nagent_memory_mb = 256\n")
+    config = load_config(path)
+    assert (config.max_output_chars, config.agent_memory_mb) == (500, 256)
+    setup, _ = setup_from(config, path, capture=False)
+    assert (setup.output_limit, setup.memory_mb, setup.capture) == (500, 256, False)
+    assert Config().agent_memory_mb is None
+
+
+@pytest.mark.parametrize("key", ["max_output_chars", "agent_memory_mb"])
+@pytest.mark.parametrize("value", ["0", '"big"'])
+def test_containment_keys_must_be_positive_integers(tmp_path: Path, key: str, value: str) -> None:
+    """A limit of 0 or a non-number is refused, naming the key."""
+    path = pyproject(tmp_path, f"[tool.harness]\n{key} = {value}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}: [tool.harness].{key}: must be an integer >= 1"

@@ -33,6 +33,19 @@ CREDENTIALS = [
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
     "-----BEGIN PRIVATE KEY-----\nMIIEvQ (cut off)",
+    "DB_PASSWORD=hunter22x",
+    "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "NPM_TOKEN: npm_abcdefghijklmnop",
+    "x-api-key: abcdefgh1234",
+    "MY_APP_SECRET_VALUE='q9w8e7r6t5'",
+    "Authorization: Token abc123",
+    "Proxy-Authorization: Negotiate YIIabcdef",
+    "authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830, Signature=5d672d79c15b",
+    "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----",
+    "git clone https://harness_user:s3cretpass@example.com/repo.git",
+    "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+    "Cookie: sessionid=abc123def456; csrftoken=xyz",
+    "Set-Cookie: id=a3fWa; Expires=Thu, 21 Oct 2021 07:28:00 GMT; Secure",
 ]
 # Text that mentions the trigger words, or comes close to a shape, without holding a secret.
 PROSE = [
@@ -47,6 +60,15 @@ PROSE = [
     f"-----BEGIN RSA PRIVATE KEY-----{MARK}",
     "sha 3f786850e387550fdab836ed7e6dc881de23001b",
     "harness_user@example.com asked for basic help",
+    "the author: Jonathan Smith",
+    "secretary: Jonathan Smith",
+    "my cookie: chocolate chip",
+    "max_tokens: 1000000000",
+    "http://example.com:8080/path?q=1",
+    "DB_PASSWORD_FILE=/run/secrets/db",
+    "AIzaShort",
+    f"Authorization: Bearer abcd{MARK}",
+    f"https://harness_user:s3cr{MARK}@example.com",
 ]
 
 
@@ -63,7 +85,7 @@ def test_every_credential_is_both_flagged_and_redacted(text: str) -> None:
     assert redacted != text
     assert MARK in redacted
     for found in find(text):
-        assert found.secret not in redacted or found.kind == "PEM private key"
+        assert found.secret not in redacted or found.kind.endswith(("private key", "key block"))
 
 
 @pytest.mark.parametrize("text", PROSE)
@@ -76,6 +98,9 @@ def test_prose_is_neither_flagged_nor_redacted(text: str) -> None:
 
 _FRAGMENTS = [
     "api_key", "token", "password", "auth", "=", ": ", '"', "'", " ", "\n", ",", "Bearer ",
+    "DB_", "Authorization", "Token ", "Cookie", "sid=", ";", "https://", "user:", "@",
+    "example.com", "AIza", "0123456789abcdefghijklmnopqrstuvwxy", "SECRET", "PGP ",
+    "-----BEGIN PGP PRIVATE KEY BLOCK-----",
     "basic ", "abcd1234", "efgh5678", "ABCDEFGHIJKLMNOP", "sk-", "proj-", "ghp_", "github_pat_",
     "AKIA", "xoxb-", "eyJ", ".", "_", "-", "-----BEGIN RSA PRIVATE KEY-----",
     "-----END RSA PRIVATE KEY-----", MARK, "x", "Q7",
@@ -163,3 +188,43 @@ def test_patterns_are_compiled_on_first_use_only() -> None:
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert credentials.patterns() is credentials.patterns()
+
+
+def test_a_short_secret_is_shown_not_at_all() -> None:
+    """Under twice `KEEP` characters, keeping 4 would show most of it: none is kept."""
+    assert redact("http://harness_user:pw@example.com") == f"http://harness_user:{MARK}@example.com"
+    assert redact("Cookie: sid=abc") == f"Cookie: {MARK}"
+
+
+@pytest.mark.parametrize(
+    ("key", "secret"),
+    [("password", True), ("DB_PASSWORD", True), ("x-api-key", True),
+     ("AWS_SECRET_ACCESS_KEY", True), ("Authorization", True), ("max_tokens", False),
+     ("author", False), ("secretary", False), ("message", False)],
+)  # fmt: skip
+def test_a_json_key_names_a_secret(key: str, secret: bool) -> None:
+    """In parsed JSON the key is not beside its value in one text: it is judged on its own."""
+    assert credentials.secret_key(key) is secret
+    assert credentials.secret_value(key, "abcdefgh1234") is secret
+    assert not credentials.secret_value(key, "short")
+    assert not credentials.secret_value(key, f"abcd{MARK}")
+
+
+def test_the_lint_flags_a_secret_under_a_secret_key_in_the_json_itself() -> None:
+    """`{"api_key": "…"}` in a fixture's arguments: flagged once, masked."""
+    findings = PrivacyLint().scan({"arguments": {"api_key": "abcdefgh1234", "note": "hello"}})
+    assert [(f.rule, f.location, f.message) for f in findings] == [
+        (
+            "privacy.credential",
+            "$.arguments.api_key",
+            "looks like a secret under 'api_key': abcd…(12 chars)",
+        )
+    ]
+    assert PrivacyLint(allow=["abcdefgh1234"]).scan({"api_key": "abcdefgh1234"}) == []
+    assert len(PrivacyLint().scan({"api_key": "Bearer abcdefghijklmnop"})) == 1  # not twice
+
+
+def test_patterns_stay_linear_on_long_runs_of_word_parts() -> None:
+    """Key names are found by lookbehind, so a long `a-a-a-…` run is one quick pass."""
+    text = "a-" * 200_000 + "password=abcdefgh1234"
+    assert find(text) == [Found(kind="secret after password", secret="abcdefgh1234")]

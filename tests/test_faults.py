@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from harness.messages import Event
 from harness.pipeline.setup import Setup
 from harness.pipeline.suite import run_suite
 from harness.recording import RunRecord
+from harness.reports import artifact
 from tests.builders import echo_trace
 from tests.conftest import WriteFixture
 
@@ -33,7 +33,7 @@ from tests.conftest import WriteFixture
 @pytest.mark.parametrize(
     ("target", "code", "reason"),
     [
-        ("mkstemp", errno.EROFS, "Read-only file system"),
+        ("_create_temp", errno.EROFS, "Read-only file system"),
         ("replace", errno.ENOSPC, "No space left on device"),
     ],
 )
@@ -54,7 +54,7 @@ def test_unwritable_artifact_folder_keeps_the_old_artifact(
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise OSError(code, reason)
 
-    monkeypatch.setattr(tempfile if target == "mkstemp" else os, target, fail)
+    monkeypatch.setattr(artifact if target == "_create_temp" else os, target, fail)
     assert main(["run", "--suite", str(suite), "--json", str(report)]) == 2
     assert capsys.readouterr().err.endswith(f"harness: {report}: cannot write artifact: {reason}\n")
     assert json.loads(report.read_text()) == {"previous": True}

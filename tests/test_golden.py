@@ -23,8 +23,9 @@ VOLATILE = [
     (re.compile(r'"(started_at|git_commit|harness_version)": "[^"]*"'), r'"\1": "-"'),
     (re.compile(r'"git_commit": null'), '"git_commit": "-"'),
     (re.compile(r'"duration_s": [0-9.e-]+'), '"duration_s": 0'),
-    (re.compile(r'\b(time|timestamp)="[^"]*"'), r'\1="-"'),
+    (re.compile(r'\b(time|timestamp|hostname)="[^"]*"'), r'\1="-"'),
     (re.compile(r'(name="(?:harness_version|git_commit)" value=)"[^"]*"'), r'\1"-"'),
+    (re.compile(r"\b(passed|failed|errored|no case ran) in [0-9][0-9.m]*s\b"), r"\1 in -"),
 ]
 
 
@@ -77,7 +78,7 @@ def test_check_output_is_unchanged() -> None:
 
 
 def test_normalising_keeps_what_matters() -> None:
-    """Only timings, dates, commits and versions are set aside, never a verdict."""
+    """Only timings, dates, hosts, commits and versions are set aside, never a verdict."""
     before = '{"passed": true, "duration_s": 0.5, "started_at": "2026-01-01T00:00:00.000Z"}'
     after = '{"passed": false, "duration_s": 0.7, "started_at": "2026-02-02T00:00:00.000Z"}'
     assert normalised(before) != normalised(after)

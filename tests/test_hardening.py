@@ -47,7 +47,9 @@ def test_deep_nesting_is_refused(
     write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Arguments nested past max_nesting, or past what the decoder follows, are refused."""
-    trace = json.dumps(echo_trace()).replace('{"message": "hello"}', "[" * 100 + "]" * 100)
+    trace = json.dumps(echo_trace()).replace(
+        '"message": "hello"', '"message": ' + "[" * 99 + "]" * 99
+    )
     path = write_fixture("deep.json", trace)
     one_line_exit_2(
         ["run", "--suite", str(path.parent)],
@@ -55,7 +57,9 @@ def test_deep_nesting_is_refused(
         f"{path}: $.turns[0].steps[0].response.tool_calls[0].arguments: nests deeper than 64",
     )
     path.write_text(
-        json.dumps(echo_trace()).replace('{"message": "hello"}', "[" * 5000 + "]" * 5000)
+        json.dumps(echo_trace()).replace(
+            '"message": "hello"', '"message": ' + "[" * 5000 + "]" * 5000
+        )
     )
     one_line_exit_2(
         ["run", "--suite", str(path.parent)],

@@ -200,3 +200,58 @@ def test_importing_it_loads_no_process_machinery() -> None:
     code = f"import sys, harness._parallel; print([m for m in {heavy!r} if m in sys.modules])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"
+
+
+def sigterm_is_default(item: int, state: None) -> bool:
+    """Whether SIGTERM would end this process the default way, quietly."""
+    import signal
+
+    return signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_workers_stop_quietly_on_sigterm_whatever_the_parent_handles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A broken pool ends the other workers with SIGTERM: a forked worker must not inherit the
+    parent's raising handler (it printed a multiprocessing traceback as it stopped)."""
+    import signal
+
+    def raising(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_parallel, "_can_fork", lambda: True)
+    previous = signal.signal(signal.SIGTERM, raising)
+    try:
+        results = list(
+            run_in_workers(
+                sigterm_is_default,
+                list(range(8)),
+                None,
+                2,
+                item_type=int,
+                result_type=bool,
+                crashed=lambda index: False,
+            )
+        )
+        assert signal.getsignal(signal.SIGTERM) is raising  # the parent keeps its own
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert results == [True] * 8
+
+
+def test_only_our_own_forks_reset_sigterm() -> None:
+    """A fork outside the harness's workers (a project's own) keeps the handler it inherits."""
+    import signal
+
+    def keep(signum: int, frame: object) -> None:
+        pass
+
+    previous = signal.signal(signal.SIGTERM, keep)
+    try:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if signal.getsignal(signal.SIGTERM) is keep else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert status == 0

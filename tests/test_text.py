@@ -11,12 +11,19 @@ import pytest
 from harness.text import (
     QUOTE_LIMIT,
     complain,
+    cut_middle,
     markdown,
+    one_line,
+    plain,
     printable,
     quote,
     quote_list,
     truncate,
+    without_ansi,
+    without_attachments,
     without_surrogates,
+    workflow_data,
+    workflow_property,
     xml_safe,
 )
 
@@ -51,10 +58,13 @@ def test_control_characters_cannot_repaint_the_terminal() -> None:
         ("two\n  lines\tand tabs", "two lines and tabs"),
         ("`code`", "'code'"),
         ("plain ✓", "plain ✓"),
+        ("<b>bold</b> & co", "&lt;b&gt;bold&lt;/b&gt; &amp; co"),
+        ("\x1b[31mred\x1b[0m\x00", "red\\x00"),
+        ("lone\ud800", "lone\\ud800"),
     ],
 )
 def test_markdown_text_cannot_break_a_table_row(raw: str, shown: str) -> None:
-    """One line, pipes escaped, backticks made harmless."""
+    """One line, pipes escaped, backticks and HTML made harmless, controls escaped."""
     assert markdown(raw) == shown
 
 
@@ -100,3 +110,52 @@ def test_complain_prefixes_every_line() -> None:
         complain("first\nsecond")
         complain("")
     assert err.getvalue() == "harness: first\nharness: second\nharness: \n"
+
+
+def test_cut_middle_keeps_both_ends() -> None:
+    """The start and the end survive; the marker says how much of the middle went."""
+    assert cut_middle("abcdefghij", 4) == "ab…[truncated 6 chars]…ij"
+    assert cut_middle("abcdefghij", 5) == "abc…[truncated 5 chars]…ij"
+    assert cut_middle("abc", 3) == "abc"
+    assert cut_middle("abc", None) == "abc"
+
+
+def test_one_line_keeps_the_first_line_and_counts_the_rest() -> None:
+    assert one_line("first\r\nsecond\nthird") == "first …[+2 more lines]"
+    assert one_line("first\nsecond") == "first …[+1 more line]"
+    assert one_line("x" * 10, 4) == "xxxx…[truncated 6 chars]"
+    assert one_line("") == ""
+
+
+def test_ansi_is_removed_whole_and_plain_keeps_lines() -> None:
+    """No `[31m` residue; newlines and tabs stay, other controls and surrogates escaped."""
+    assert without_ansi("\x1b[1;31mred\x1b[0m \x1b]0;t\x07x") == "red x"
+    assert without_ansi("no escape") == "no escape"
+    assert plain("a\x1b[2Jb\nc\td\x00\u202e\ud800") == "ab\nc\td\\x00\\u202e\\ud800"
+
+
+def test_attachment_markers_are_broken_up() -> None:
+    """Jenkins and GitLab read `[[ATTACHMENT|path]]`; case does not help an attacker."""
+    assert without_attachments("[[ATTACHMENT|/etc/passwd]]") == "[ [ATTACHMENT|/etc/passwd]]"
+    assert without_attachments("[[attachment|x]] [[PROPERTY|a=b]]") == (
+        "[ [attachment|x]] [ [PROPERTY|a=b]]"
+    )
+    assert without_attachments("[[other|x]] [[") == "[[other|x]] [["
+
+
+@pytest.mark.parametrize(
+    ("raw", "data"),
+    [
+        ("::stop-commands::tok", ": :stop-commands: :tok"),
+        (":::", ": : :"),
+        ("100%\r\nnext", "100%25\\r%0Anext"),
+        ("\x1b[31mred\x07", "red\\x07"),
+    ],
+)
+def test_workflow_data_cannot_start_a_command(raw: str, data: str) -> None:
+    """No `::` survives, and the command stays on one line."""
+    assert workflow_data(raw) == data
+
+
+def test_workflow_property_also_escapes_colons_and_commas() -> None:
+    assert workflow_property("a,b:c") == "a%2Cb%3Ac"

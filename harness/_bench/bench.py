@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from harness._bench.spawner import Spawner
+from harness._bench.supervision import measure_supervision
 from harness._bench.synthetic import generate_suite
 
 __all__ = ["main", "measure_load", "measure_run", "measure_start"]
@@ -164,6 +165,9 @@ def _measure(
         generate_suite(start_suite, 8)
     start = measure_start(spawner, start_suite, 3 * repeat)
     results: dict[str, Any] = {"machine": _machine(), "start": start, "load": [], "run": []}
+    from harness._bench.table import measure_table
+
+    results["table"] = measure_table(max(sizes), repeat)
     # Every size of the mix, serial and in workers; the largest also as simple text cases.
     plan: list[tuple[str, int, tuple[str, ...]]] = [("mix", size, ("1", "auto")) for size in sizes]
     plan.append(("text", max(sizes), ("1",)))
@@ -174,6 +178,8 @@ def _measure(
         results["load"].append(measure_load(folder, total, repeat, mix))
         for jobs in job_counts:
             results["run"].append(measure_run(spawner, folder, jobs, start, repeat, mix))
+        if mix == "mix" and size == min(sizes):
+            results["supervision"] = measure_supervision(spawner, scratch, folder, repeat)
     return results
 
 
@@ -181,6 +187,14 @@ def _machine() -> dict[str, Any]:
     from harness._parallel import cpu_count
 
     return {"python": sys.version.split()[0], "platform": sys.platform, "cores": cpu_count()}
+
+
+def _table_figure(table: dict[str, Any]) -> str:
+    return (
+        f"per-case table of {table['cases']} cases (median): harness "
+        f"{table['harness_s'] * 1e3:.0f} ms, tabulate {table['tabulate_s'] * 1e3:.0f} ms "
+        f"({table['tabulate_vs_harness']:.1f}x)"
+    )
 
 
 def _table(results: dict[str, Any]) -> str:
@@ -249,5 +263,15 @@ def _table(results: dict[str, Any]) -> str:
             tablefmt="simple",
             disable_numparse=True,
         ),
+        "",
+        _table_figure(results["table"]),
     ]
+    if supervision := results.get("supervision"):
+        lines += [
+            "",
+            f"a project agent, supervised ({supervision['cases']} cases, median): "
+            f"{supervision['supervised_s']:.3f} s against {supervision['in_process_s']:.3f} s "
+            f"in process, {supervision['extra_per_case_us']:.0f} us/case more "
+            f"({supervision['ratio']:.2f}x)",
+        ]
     return "\n".join(lines)

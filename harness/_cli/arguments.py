@@ -5,7 +5,22 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["jobs", "positive_int", "seconds"]
+__all__ = ["EXIT_STATUSES", "README_SECTION", "jobs", "names", "positive_int", "seconds"]
+
+README_SECTION = "the CLI section of README.md"
+"""Where the full command-line reference lives."""
+
+EXIT_STATUSES = f"""\
+exit status:
+  0    every case passed (or, for other commands, nothing to report)
+  1    a case failed or errored (check: a fixture has an error)
+  2    the run could not start: bad usage or config, a fixture rejected at load,
+       an agent command that cannot start, a selection of no case
+  130  stopped by SIGINT (Ctrl-C), after reporting the cases that finished
+  143  stopped by SIGTERM, likewise
+
+Reference: {README_SECTION}."""
+"""The epilog of `harness --help` and of each subcommand's help."""
 
 
 def positive_int(text: str) -> int:
@@ -42,3 +57,11 @@ def seconds(text: str) -> float:
     if not value > 0 or math.isinf(value):
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
     return value
+
+
+def names(text: str) -> tuple[str, ...]:
+    """A comma-separated list of names (`a,b`), none of them empty."""
+    listed = tuple(name.strip() for name in text.split(","))
+    if not all(listed):
+        raise argparse.ArgumentTypeError(f"expected names separated by commas, got {text!r}")
+    return listed

@@ -8,7 +8,6 @@ one line per culprit on stderr; users never see a traceback.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -28,7 +27,10 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and a `UsageError`, not an exit."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
+        # `complain` adds the `harness: ` prefix; a subcommand names itself after it.
+        command = self.prog.removeprefix("harness").strip()
+        place = f"{command}: " if command else ""
+        raise UsageError(f"{place}{message} (see '{self.prog} --help')")
 
 
 COMMANDS = ("init", "run", "record", "check", "merge", "trend", "history", "schema")
@@ -43,13 +45,35 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """
     import importlib
 
-    parser = _Parser(prog="harness", description="Replay agent trace fixtures and grade them.")
+    from harness._cli.arguments import EXIT_STATUSES
+
+    parser = _Parser(
+        prog="harness",
+        description="Replay agent trace fixtures and grade them.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"{DISTRIBUTION} {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
     for name in COMMANDS:
         if only is None or name == only:
             importlib.import_module(f"harness._cli.commands.{name}").register(commands)
+    for command in _subparsers(parser):
+        command.epilog = command.epilog or EXIT_STATUSES
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every subcommand's parser, nested ones (`history import`) included."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found += [child, *_subparsers(child)]
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,7 +93,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         complain(f"interrupted by {name}")
         return exit_status(name)
     except BrokenPipeError:
-        # The reader went away (`harness run | head`); say nothing more on a closed pipe.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_FAILED
+        # The reader went away before the command finished writing: a command that only
+        # prints (trend, schema) has done what was asked; `run` and `check` keep their own
+        # status, as they catch this themselves.
+        return _reader_gone(0)
+    return _flushed(status)
+
+
+def _flushed(status: int) -> int:
+    """`status`, once stdout is flushed: a reader that went away ends the command quietly.
+
+    Without this, the interpreter's own flush at exit meets the closed pipe
+    (`harness trend | head -1`) and exits 1 with nothing said, or prints a traceback.
+    """
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_gone(status)
+    return status
+
+
+def _reader_gone(status: int) -> int:
+    """`status`, with stdout silenced: its reader went away."""
+    from harness._cli.pipe import reader_gone
+
+    reader_gone()
     return status

@@ -12,6 +12,7 @@ from typing import Literal
 
 import msgspec
 
+from harness.authoring.hints import mutant_hints, negative_hint
 from harness.authoring.mutation import strength
 from harness.authoring.privacy import PrivacyLint
 from harness.errors import FixtureError, SuiteError
@@ -19,6 +20,7 @@ from harness.fixtures.format import Case
 from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 from harness.fixtures.reading import read_fixture
 from harness.fixtures.suite import fixture_paths, load_cases
+from harness.grading.evidence import load_refusals
 from harness.grading.expectations import evaluate_expects
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
@@ -52,6 +54,9 @@ class FixtureStrength(msgspec.Struct, frozen=True, kw_only=True):
     """killed / total, or None when the replay does not pass (nothing to mutate)."""
     survivors: tuple[str, ...]
     note: str = ""
+    hints: tuple[str, ...] = ()
+    """How to make the fixture stronger: per surviving mutant kind, the expectation that
+    would kill it (`duplicate call survives: add exact_tool_calls: 1`)."""
 
 
 class SuiteBalance(msgspec.Struct, frozen=True, kw_only=True):
@@ -102,9 +107,17 @@ def check_suites(
             continue
         findings.extend(_privacy(paths, lint, limits))
         cases, rejected = load_cases(directory, tool_names, limits)
+        if setup.agent_command:
+            refused = load_refusals(cases, "agent_command", tool_spans=setup.tool_spans)
+            rejected = [*rejected, *refused]
+            cases = [case for case in cases if case.source not in {r.path for r in refused}]
         findings.extend(_error("load", p.path, p.location, p.reason) for p in rejected)
+        registered = None if tool_names is None else frozenset(tool_names)
+        if setup.agent_command and not registered:
+            registered = None  # its tools are its own: none declared, nothing to warn against
         for case in cases:
             findings.extend(_vacuous(case))
+            findings.extend(_unknown_tools(case, registered))
             measured, found = _strength(case, setup, min_strength)
             strengths.append(measured)
             findings.extend(found)
@@ -135,8 +148,44 @@ def _privacy(paths: Sequence[str], lint: PrivacyLint, limits: Limits) -> list[Ch
 def _vacuous(case: Case) -> list[CheckFinding]:
     if all(grade.passed for grade in evaluate_expects(case.expects, RunRecord())):
         message = "passes on a run that produced nothing (no response, no calls): it cannot fail"
+        hint = negative_hint(case) or (
+            "add what the agent must do (response_contains, tools_used or exact_tool_calls)"
+        )
+        message += f"; hint: {hint}"
         return [_error("vacuous", case.source, "$.expects", message)]
     return []
+
+
+def _unknown_tools(case: Case, registered: frozenset[str] | None) -> list[CheckFinding]:
+    """A warning for each scripted call to a tool the agent's registry does not hold.
+
+    The call replays (the agent is told `Unknown tool: NAME`), so the case may still pass:
+    a typo in a tool name must not go by unseen.
+    """
+    if registered is None:
+        return []
+    found = []
+    for t, turn in enumerate(case.trace.turns):
+        for s, step in enumerate(turn.steps):
+            for c, call in enumerate(getattr(step.response, "tool_calls", ())):
+                if call.name in registered:
+                    continue
+                known = ", ".join(sorted(registered)) or "none"
+                message = (
+                    f"calls {call.name!r}, which is not a registered tool (registered: {known}); "
+                    f"the agent gets 'Unknown tool: {call.name}'"
+                )
+                where = f"$.turns[{t}].steps[{s}].response.tool_calls[{c}].name"
+                found.append(
+                    CheckFinding(
+                        severity="warning",
+                        rule="unknown-tool",
+                        file=case.source,
+                        location=where,
+                        message=message,
+                    )
+                )
+    return found
 
 
 def _strength(
@@ -155,8 +204,13 @@ def _strength(
     if not report.passed:
         why = "it errors" if report.error else "its checks fail"
         note = f"not mutated: the replay does not pass ({why})"
-        return msgspec.structs.replace(row, note=note), []
+        hint = "make the replay pass (see `harness run`): then its mutants can be measured"
+        return msgspec.structs.replace(row, note=note, hints=(hint,)), []
     measured = strength(case, report.record)
+    if measured.total == 0:
+        note = "no mutant: nothing was replayed (no tool call, no final response)"
+        hint = "nothing to mutate: script the call or the reply the case is about"
+        return msgspec.structs.replace(row, note=note, hints=(hint,)), []
     findings = [
         _error(
             "claim",
@@ -180,6 +234,7 @@ def _strength(
         total=measured.total,
         score=measured.score,
         survivors=measured.survivors,
+        hints=mutant_hints(measured.survivors, report.record),
     )
     return row, findings
 

@@ -20,9 +20,11 @@ from collections.abc import Iterator
 import msgspec
 
 from harness.fixtures.format import Case, TextReply
+from harness.grading.evidence import unobserved_kinds
 from harness.grading.expectations import evaluate_expects
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
+from harness.replay.protocol import protocols_of
 
 __all__ = ["Claim", "Mutant", "Strength", "claims", "mutants", "strength"]
 
@@ -139,10 +141,21 @@ def earlier_responses(case: Case) -> tuple[str, ...]:
 
 
 def strength(case: Case, record: RunRecord) -> Strength:
-    """Grade every mutant of a passing replay's record against the case's expectations."""
+    """Grade every mutant of a passing replay's record against the case's expectations.
+
+    A record made at the wire gets no mutant of what the wire does not observe (the arguments
+    a tool received; success, over a protocol with no error flag): killing one would be
+    vacuous. Calls recorded from tool spans observe both, so those mutants count again.
+    """
     survivors: list[Mutant] = []
     total = 0
+    unobserved: frozenset[str] = frozenset()
+    if record.requests or any(call.observed == "wire" for call in record.tool_calls):
+        spans = any(call.observed == "span" for call in record.tool_calls)
+        unobserved = unobserved_kinds(protocols_of(record.requests), tool_spans=spans)
     for mutant in mutants(record, earlier_responses(case)):
+        if mutant.kind in unobserved:
+            continue
         total += 1
         if all(grade.passed for grade in evaluate_expects(case.expects, mutant.record)):
             survivors.append(mutant)

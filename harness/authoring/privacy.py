@@ -5,9 +5,10 @@ or host:
 
 - `privacy.email`: an e-mail address outside the example domains;
 - `privacy.credential`: a credential as `harness.credentials` knows it, the same shapes that
-  reports redact (the value after a secret-looking key such as `api_key=` or `password:`,
-  `Bearer`/`Basic` credentials, `sk-…`, `ghp_…`, `AKIA…`, `xox…-`, a JWT, a PEM private key
-  block), or a long high-entropy token;
+  reports redact (the value after a secret-looking key such as `api_key=`, `password:` or
+  `DB_PASSWORD=`, or under one in the JSON itself, an `Authorization:` header of any scheme,
+  `Bearer`/`Basic` credentials, cookies, a password in a URL, `sk-…`, `ghp_…`, `AKIA…`,
+  `xox…-`, `AIza…`, a JWT, a PEM or PGP private key block), or a long high-entropy token;
 - `privacy.ip`: an IP address outside the documentation ranges (192.0.2.0/24,
   198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32) and loopback;
 - `privacy.url`: a URL to a host that is not an example or reserved name.
@@ -45,8 +46,12 @@ DOCUMENTATION_NETWORKS = tuple(
     )
 )
 
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})")
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^@/\s]+@)?(\[[0-9A-Fa-f:.]+\]|[^/\s:?#\"']+)")
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})"
+)
+_URL = re.compile(
+    r"\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}://(?:[^@/\s]+@)?(\[[0-9A-Fa-f:.]+\]|[^/\s:?#\"']+)"
+)
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
 
@@ -77,10 +82,29 @@ class PrivacyLint:
                 self.allowed_domains.append(entry.lower().lstrip("."))
 
     def scan(self, document: Any) -> list[Finding]:
-        """Every finding in a decoded JSON document, in document order."""
-        return [
-            finding for path, text in _strings(document, "$") for finding in self.check(path, text)
-        ]
+        """Every finding in a decoded JSON document, in document order.
+
+        A string under a secret-looking key (`"api_key": "…"`) is a secret whatever it looks
+        like, as redaction treats it.
+        """
+        findings: list[Finding] = []
+        for path, text, key in _strings(document, "$"):
+            found = list(self.check(path, text))
+            findings += found
+            if key is not None and self._secret_under(key, text, found):
+                findings.append(
+                    Finding(
+                        rule="privacy.credential",
+                        location=path,
+                        message=f"looks like a secret under {key!r}: {_mask(text)}",
+                    )
+                )
+        return findings
+
+    def _secret_under(self, key: str, text: str, found: list[Finding]) -> bool:
+        if text in self.allowed_strings or any(f.rule == "privacy.credential" for f in found):
+            return False  # allowed, or already flagged for what it looks like
+        return credentials.secret_value(key, text)
 
     def check(self, path: str, text: str) -> Iterator[Finding]:
         """The findings in one string."""
@@ -151,18 +175,21 @@ class PrivacyLint:
         return address.is_unspecified or any(address in network for network in networks)
 
 
-def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+def _strings(
+    value: Any, path: str, key: str | None = None
+) -> Iterator[tuple[str, str, str | None]]:
+    """Each string in `value` with its JSON path and, for an object's value, its key."""
     if isinstance(value, str):
-        yield path, value
+        yield path, value, key
     elif isinstance(value, dict):
-        for key, item in value.items():
+        for name, item in value.items():
             child = (
-                f"{path}.{key}"
-                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key)
-                else f"{path}[{key!r}]"
+                f"{path}.{name}"
+                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)
+                else f"{path}[{name!r}]"
             )
-            yield child, key
-            yield from _strings(item, child)
+            yield child, name, None
+            yield from _strings(item, child, name)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _strings(item, f"{path}[{index}]")

@@ -101,32 +101,36 @@ def _grade_payload(
     kind: str,
     expect: PayloadExpect,
     record: RunRecord,
-    payload_of: Callable[[RecordedCall], str],
+    payload_of: Callable[[RecordedCall], str | None],
 ) -> GradeResult:
     tool, needle, index = expect.tool, expect.needle, expect.call_index
-    payloads = [payload_of(call) for call in record.tool_calls if call.name == tool]
+    found = [payload_of(call) for call in record.tool_calls if call.name == tool]
+    payloads = [payload for payload in found if payload is not None]
     target = quote(tool) if index is None else f"{quote(tool)}[{index}]"
     check = f"{kind}({target}, {quote(needle)})"
     if index is not None:
-        if index >= len(payloads):
+        if index >= len(found):
             detail = (
-                f"no call {index} to {quote(tool)}; only {len(payloads)} call(s) observed: "
+                f"no call {index} to {quote(tool)}; only {len(found)} call(s) observed: "
                 f"{quote_list(payloads)}"
             )
             return GradeResult(check=check, passed=False, detail=detail)
-        hit = needle in payloads[index]
-        detail = (
-            f"found in call {index}"
-            if hit
-            else f"call {index} payload was {quote(payloads[index])}"
-        )
+        payload = found[index]
+        if payload is None:
+            detail = f"call {index} got no result: the agent never sent one back"
+            return GradeResult(check=check, passed=False, detail=detail)
+        hit = needle in payload
+        detail = f"found in call {index}" if hit else f"call {index} payload was {quote(payload)}"
         return GradeResult(check=check, passed=hit, detail=detail)
-    if not payloads:
+    if not found:
         detail = f"{quote(tool)} was never called; tools called: {_distinct(record.tool_names)}"
         return GradeResult(check=check, passed=False, detail=detail)
     if any(needle in payload for payload in payloads):
         return GradeResult(check=check, passed=True, detail="found")
     detail = f"not found; observed payloads: {quote_list(payloads)}"
+    missing = len(found) - len(payloads)
+    if missing:
+        detail += f"; {missing} call(s) got no result: the agent never sent one back"
     return GradeResult(check=check, passed=False, detail=detail)
 
 

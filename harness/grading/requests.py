@@ -49,10 +49,11 @@ def grade_requests(checks: RequestExpects, requests: Sequence[Any]) -> Iterator[
 
 
 def _every(check: str, requests: Sequence[Any], test: Any, *args: Any) -> GradeResult:
+    requests = [_body(entry) for entry in requests if _answered(entry)]
     if not requests:
         return GradeResult(check=check, passed=False, detail=NO_REQUESTS)
     for index, request in enumerate(requests):
-        failure = test(request if isinstance(request, dict) else {}, *args)
+        failure = test(request, *args)
         if failure is not None:
             return GradeResult(check=check, passed=False, detail=f"request {index}: {failure}")
     return GradeResult(check=check, passed=True, detail=f"in all {len(requests)} request(s)")
@@ -67,12 +68,36 @@ def _offers(request: dict[str, Any], name: str) -> str | None:
     return None if name in offered else f"not offered; tools offered: {quote_list(offered)}"
 
 
-def _system_has(request: dict[str, Any], text: str) -> str | None:
+def _answered(entry: Any) -> bool:
+    """Whether a kept request was answered with a reply (errors are kept, not graded)."""
+    return not isinstance(entry, dict) or entry.get("status", 200) == 200
+
+
+def _body(entry: Any) -> dict[str, Any]:
+    body = entry.get("body") if isinstance(entry, dict) and "status" in entry else entry
+    return body if isinstance(body, dict) else {}
+
+
+def _system_prompts(request: dict[str, Any]) -> list[str]:
+    """The system prompts of any protocol: system/developer messages (or `input` items),
+    Responses `instructions`, Anthropic `system` (a string or text blocks)."""
     prompts = [
-        content_text(message.get("content"))
-        for message in request.get("messages") or ()
-        if isinstance(message, dict) and message.get("role") in ("system", "developer")
+        content_text(request[key])
+        for key in ("instructions", "system")
+        if isinstance(request.get(key), str | list)
     ]
+    for key in ("messages", "input"):
+        items = request.get(key)
+        prompts += [
+            content_text(message.get("content"))
+            for message in (items if isinstance(items, list) else ())
+            if isinstance(message, dict) and message.get("role") in ("system", "developer")
+        ]
+    return prompts
+
+
+def _system_has(request: dict[str, Any], text: str) -> str | None:
+    prompts = _system_prompts(request)
     if any(text in prompt for prompt in prompts):
         return None
     return f"no system prompt contains it; system prompts: {quote_list(prompts)}"

@@ -52,17 +52,17 @@ def render_trend_html(trend: Trend) -> str:
 
 def _runs_table(trend: Trend) -> str:
     rows = "".join(
-        f"<tr><td>#{index}</td><td>{escape(p.started_at)}</td>"
+        f"<tr><td>#{p.number}</td><td>{escape(p.started_at)}</td>"
         f"<td><code>{escape((p.git_commit or '-')[:10])}</code></td>"
         f"<td>{p.passed}/{p.total}</td><td>{p.pass_rate:.1%}</td></tr>"
-        for index, p in enumerate(trend.runs, 1)
+        for p in trend.runs
     )
     head = "<tr><th>#</th><th>started</th><th>commit</th><th>passed</th><th>pass rate</th></tr>"
     return f'<h2>Runs</h2><table id="runs">{head}{rows}</table>'
 
 
 def _grid(trend: Trend) -> str:
-    head = "".join(f"<th>#{index}</th>" for index in range(1, len(trend.runs) + 1))
+    head = "".join(f"<th>#{p.number}</th>" for p in trend.runs)
     rows = "".join(
         f"<tr><td>{escape(case.name)}</td>"
         + "".join(
@@ -99,7 +99,7 @@ def pass_rate_svg(points: Sequence[RunPoint], title: str) -> str | None:
         return None
     figure = Figure(figsize=(8, 3), layout="constrained")
     axes = figure.subplots()
-    runs = list(range(1, len(points) + 1))
+    runs = [p.number for p in points]
     axes.plot(runs, [100 * p.pass_rate for p in points], marker="o", color="#2f6fb5")
     axes.set_ylim(0, 105)
     axes.set_xticks(runs, [f"#{run}" for run in runs])
@@ -138,8 +138,8 @@ def render_trend_table(trend: Trend) -> str:
 
     runs = tabulate(
         [
-            (index, p.started_at, _commit(p), f"{p.passed}/{p.total}", _rate(p))
-            for index, p in enumerate(trend.runs, 1)
+            (f"#{p.number}", p.started_at, _commit(p), f"{p.passed}/{p.total}", _rate(p))
+            for p in trend.runs
         ],
         headers=["#", "started", "commit", "passed", "pass rate"],
         tablefmt="simple",
@@ -147,7 +147,7 @@ def render_trend_table(trend: Trend) -> str:
     )
     grid = tabulate(
         [(printable(c.name), *(_MARKS[s] for s in c.statuses)) for c in trend.cases],
-        headers=["case", *(f"#{index}" for index in range(1, len(trend.runs) + 1))],
+        headers=["case", *(f"#{p.number}" for p in trend.runs)],
         tablefmt="simple",
         disable_numparse=True,
     )
@@ -165,11 +165,11 @@ def render_trend_markdown(trend: Trend) -> str:
         "| # | started | commit | passed | pass rate |",
         "|---|---|---|---|---|",
     ]
-    for index, p in enumerate(trend.runs, 1):
+    for p in trend.runs:
         lines.append(
-            f"| {index} | {p.started_at} | `{_commit(p)}` | {p.passed}/{p.total} | {_rate(p)} |"
+            f"| #{p.number} | {p.started_at} | `{_commit(p)}` | {p.passed}/{p.total} | {_rate(p)} |"
         )
-    columns = " | ".join(f"#{index}" for index in range(1, len(trend.runs) + 1))
+    columns = " | ".join(f"#{p.number}" for p in trend.runs)
     lines += ["", f"| case | {columns} |", "|---|" + "---|" * len(trend.runs)]
     for case in trend.cases:
         marks = " | ".join(_MARKS[s] for s in case.statuses)

@@ -7,17 +7,26 @@ killed mid-write leaves the history as it was. The schema version lives in
 
 A run's id is the SHA-256 of its JSON artifact, so recording a run and later importing its
 artifact (or importing the same artifact twice) adds nothing.
+
+Errors name their real cause: a full disk or a file-size limit, a history path that is not a
+file, a table missing from the file, a row whose values have the wrong types. A failed
+statement's own error is reported, never the rollback's after it; a transaction that committed
+is never reported as failed (a signal right after the commit stops the command, as a signal
+does, but the run is recorded).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import sqlite3
+import stat
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -58,6 +67,17 @@ MIGRATIONS: tuple[str, ...] = (
 )
 """Schema migrations: entry i brings a file from version i to version i + 1."""
 
+TABLES = {
+    "runs": (
+        "run_id suite mode started_at git_commit harness_version passed total duration_s"
+        " recorded_at"
+    ),
+    "case_results": "run_id name source passed error duration_s",
+}
+"""The tables of the current schema and their columns, checked whenever a history is opened."""
+
+Row = TypeVar("Row")
+
 
 class RunRow(msgspec.Struct, frozen=True, array_like=True):
     """One recorded run."""
@@ -95,16 +115,25 @@ class History:
     def __init__(self, path: str) -> None:
         self.path = path
         try:
+            _check_is_file(path)
             folder = os.path.dirname(os.path.abspath(path))
             os.makedirs(folder, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise HistoryError(path, f"cannot open the history: {_cause(exc, path)}") from None
+        except OSError as exc:
+            raise HistoryError(path, f"cannot open the history: {exc.strerror or exc}") from None
+        try:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise HistoryError(path, f"cannot open the history: {exc}") from None
-        except OSError as exc:
-            raise HistoryError(path, f"cannot open the history: {exc.strerror or exc}") from None
+            self._check_tables()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise HistoryError(path, f"cannot open the history: {_cause(exc, path)}") from None
+        except BaseException:
+            self._db.close()
+            raise
 
     def __enter__(self) -> History:
         return self
@@ -115,7 +144,8 @@ class History:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self._db.close()
+        with contextlib.suppress(sqlite3.Error):  # what was committed stays committed
+            self._db.close()
 
     def _migrate(self) -> None:
         self._db.execute("BEGIN IMMEDIATE")
@@ -131,8 +161,32 @@ class History:
                 self._db.execute(f"PRAGMA user_version = {target}")
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            self._rollback()
             raise
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if any is still open, keeping the error that led here.
+
+        SQLite ends a transaction on its own after some errors (a full disk, an I/O error),
+        and a signal may land after the COMMIT: then there is nothing to roll back.
+        """
+        if self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+
+    def _check_tables(self) -> None:
+        """Refuse a file whose tables are not the schema's (a table dropped, columns renamed)."""
+        for table, columns in TABLES.items():
+            found = [row[1] for row in self._db.execute(f"PRAGMA table_info({table})")]
+            if not found:
+                raise HistoryError(
+                    self.path, f"is not a usable history: its table {table!r} is missing"
+                )
+            if found != columns.split():
+                raise HistoryError(
+                    self.path,
+                    f"is not a usable history: table {table!r} has columns {', '.join(found)}",
+                )
 
     def check_artifact(self, artifact: bytes, source: str | None = None) -> ReportDocument:
         """The report a JSON artifact holds.
@@ -181,10 +235,12 @@ class History:
                     )
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._rollback()
                 raise
-        except sqlite3.DatabaseError as exc:
-            raise HistoryError(self.path, f"cannot record the run: {exc}") from None
+        except sqlite3.Error as exc:
+            raise HistoryError(
+                self.path, f"cannot record the run: {_cause(exc, self.path)}"
+            ) from None
         return added
 
     def suites(self) -> list[str]:
@@ -192,7 +248,7 @@ class History:
         rows = self._query(
             "SELECT suite FROM runs GROUP BY suite ORDER BY max(started_at) DESC, suite", ()
         )
-        return [row[0] for row in rows]
+        return [suite for (suite,) in self._rows("runs", ("suite",), rows, tuple[str])]
 
     def runs(self, suite: str, last: int | None = None) -> list[RunRow]:
         """The runs of `suite`, oldest first; only the `last` most recent when given."""
@@ -202,7 +258,11 @@ class History:
             " LIMIT ?",
             (suite, -1 if last is None else last),
         )
-        return msgspec.convert(rows[::-1], list[RunRow], strict=False)
+        return self._rows("runs", RunRow.__struct_fields__, rows[::-1], RunRow)
+
+    def run_count(self, suite: str) -> int:
+        """How many runs of `suite` are recorded."""
+        return int(self._query("SELECT count(*) FROM runs WHERE suite = ?", (suite,))[0][0])
 
     def case_results(self, run_ids: Sequence[str]) -> list[CaseRow]:
         """Every case result of the given runs."""
@@ -212,11 +272,95 @@ class History:
             f" WHERE run_id IN ({marks}) ORDER BY name",
             tuple(run_ids),
         )
-        return msgspec.convert(rows, list[CaseRow], strict=False)
+        return self._rows("case_results", CaseRow.__struct_fields__, rows, CaseRow)
 
     def _query(self, sql: str, parameters: Iterable[object]) -> list[tuple[Any, ...]]:
         try:
             rows: list[tuple[Any, ...]] = self._db.execute(sql, tuple(parameters)).fetchall()
             return rows
-        except sqlite3.DatabaseError as exc:
-            raise HistoryError(self.path, f"cannot read the history: {exc}") from None
+        except sqlite3.Error as exc:
+            raise HistoryError(
+                self.path, f"cannot read the history: {_cause(exc, self.path)}"
+            ) from None
+
+    def _rows(
+        self,
+        table: str,
+        columns: Sequence[str],
+        rows: list[tuple[Any, ...]],
+        row_type: type[Row],
+    ) -> list[Row]:
+        """`rows` as `row_type`; a row whose values have the wrong types is named, in one line."""
+        try:
+            return msgspec.convert(rows, list[row_type], strict=False)  # type: ignore[valid-type]
+        except msgspec.ValidationError:
+            pass  # find the row and the column, to name them
+        for number, row in enumerate(rows, 1):
+            try:
+                msgspec.convert(row, row_type, strict=False)
+            except msgspec.ValidationError as exc:
+                raise HistoryError(
+                    self.path, _wrong_type(table, columns, number, row, exc)
+                ) from None
+        raise HistoryError(self.path, f"table {table!r} holds values of the wrong types")
+
+
+def _wrong_type(
+    table: str,
+    columns: Sequence[str],
+    number: int,
+    row: tuple[Any, ...],
+    exc: msgspec.ValidationError,
+) -> str:
+    """`table 'runs', the row of run_id '…', column passed: Expected `int`, got `str``."""
+    match = re.search(r"- at `\$\[(\d+)\]", str(exc))
+    reason = str(exc).split(" - at ", 1)[0]
+    column = int(match[1]) if match else -1
+    run_id = row[0] if len(columns) > 1 and row and isinstance(row[0], str) else None
+    where = f"the row of run_id {run_id!r}" if run_id is not None else f"row {number}"
+    if run_id is not None and table == "case_results" and len(row) > 1:
+        where += f" and name {row[1]!r}"
+    named = f", column {columns[column]}" if 0 <= column < len(columns) else ""
+    return f"table {table!r}, {where}{named}: a value of the wrong type: {reason}"
+
+
+def _check_is_file(path: str) -> None:
+    """Refuse a history path that exists but is not a regular file (`/dev/null`, a folder)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return  # a new history
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
+        raise HistoryError(path, f"cannot open the history: it is {kind}")
+
+
+def _cause(exc: sqlite3.Error, path: str) -> str:
+    """What went wrong, in words: SQLite's message, and for a failed write its likely cause.
+
+    SQLite reports a full disk and a file over the size limit as an I/O error or a full
+    database; the disk's free space and the process's limit tell them apart.
+    """
+    name = getattr(exc, "sqlite_errorname", "")
+    if name != "SQLITE_FULL" and not name.startswith("SQLITE_IOERR"):
+        return str(exc)
+    return f"{exc} ({name}): {_write_failure(path)}"
+
+
+def _write_failure(path: str) -> str:
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        disk = os.statvfs(folder)
+        if disk.f_bavail * disk.f_frsize < 1024 * 1024:
+            return f"the disk is full (no space left in {folder})"
+    except OSError:
+        pass
+    try:
+        import resource  # POSIX only
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if limit != resource.RLIM_INFINITY:
+            return f"the history reached the file-size limit (ulimit -f) of {limit} bytes"
+    except (ImportError, OSError, ValueError):
+        pass
+    return "the disk is full or failing, or a file-size limit was reached"

@@ -19,6 +19,8 @@ class RunPoint(msgspec.Struct, frozen=True, kw_only=True):
     """One run on the pass-rate line."""
 
     run_id: str
+    number: int = 0
+    """The run's number in the suite's whole history (1 is its first recorded run)."""
     started_at: str
     git_commit: str | None
     passed: int
@@ -50,8 +52,14 @@ class Trend(msgspec.Struct, frozen=True, kw_only=True):
     """Cases that flipped more than once in the window."""
 
 
-def compute_trend(suite: str, runs: Sequence[RunRow], results: Sequence[CaseRow]) -> Trend:
-    """The trend of `suite` over `runs` (oldest first) and their case results."""
+def compute_trend(
+    suite: str, runs: Sequence[RunRow], results: Sequence[CaseRow], first_number: int = 1
+) -> Trend:
+    """The trend of `suite` over `runs` (oldest first) and their case results.
+
+    `first_number` is the history's number of the oldest run shown: `--last 3` of 10 runs shows
+    runs #8 to #10, never renumbered from 1.
+    """
     column = {run.run_id: index for index, run in enumerate(runs)}
     grid: dict[str, list[Status | None]] = {}
     for result in results:
@@ -66,7 +74,7 @@ def compute_trend(suite: str, runs: Sequence[RunRow], results: Sequence[CaseRow]
     newly_passing, newly_failing = _changes(cases)
     return Trend(
         suite=suite,
-        runs=tuple(_point(run) for run in runs),
+        runs=tuple(_point(run, number) for number, run in enumerate(runs, first_number)),
         cases=cases,
         newly_passing=newly_passing,
         newly_failing=newly_failing,
@@ -80,9 +88,10 @@ def _status(result: CaseRow) -> Status:
     return "pass" if result.passed else "fail"
 
 
-def _point(run: RunRow) -> RunPoint:
+def _point(run: RunRow, number: int) -> RunPoint:
     return RunPoint(
         run_id=run.run_id,
+        number=number,
         started_at=run.started_at,
         git_commit=run.git_commit,
         passed=run.passed,

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
+from typing import Any
 
-from harness.errors import CaseError, ConfigError, ExtensionError
+from harness.errors import AgentError, CaseError, ConfigError, ExtensionError
 from harness.fixtures.format import Case
 from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import ModelProvider, Observer
+from harness.pipeline.capture import Capture, Captured
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
+from harness.pipeline.watchdog import on_timer
 from harness.recording import FanOut, ObservedProvider, RecordingObserver
 from harness.replay.agent import Agent
 from harness.replay.context import CaseContext, Endpoint
-from harness.replay.driver import converse, within
+from harness.replay.driver import converse, escaped, within
 from harness.replay.provider import ReplayProvider
 from harness.replay.tools import ToolRegistry
 from harness.replay.workspace import Workspace
 from harness.reports.model import CaseReport
-from harness.reports.redact import published
+from harness.reports.redact import published, redact
 
 __all__ = ["run_case"]
 
@@ -37,20 +41,30 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     observer: Observer = FanOut(recorder, setup.observers) if setup.observers else recorder
     replay = ReplayProvider(case.trace)
     provider = ObservedProvider(replay, observer)
+    # Only the project's own code can print: the reference loop and its tools never do.
+    capture = Capture(setup.output_limit, live=not setup.capture) if setup.can_hang else None
     with Workspace() as workspace:
         grace = setup.tool_spans_grace_s if setup.tool_spans else None
-        endpoint = Endpoint(case.name, provider, observer, tool_spans_grace_s=grace)
+        endpoint = Endpoint(
+            case.name, provider, observer, lambda: replay.turn, tool_spans_grace_s=grace
+        )
         try:
-            final_response, error, trace = _play(case, setup, provider, replay, workspace, endpoint)
+            with capture or contextlib.nullcontext():
+                played = _play(case, setup, provider, replay, workspace, endpoint)
+            final_response, error, trace = played
         finally:
-            wired = endpoint.opened
-            problems, requests = endpoint.close()
-        if endpoint.span_join is not None:  # tool spans: expectations the spans cannot grade
-            from harness.replay.spans import uncaptured
+            wire = endpoint.close()
+        requests: tuple[Any, ...] = ()
+        if wire is not None:
+            problems = list(wire.problems)
+            if endpoint.span_join is not None:  # tool spans: what the spans cannot grade
+                from harness.replay.spans import uncaptured
 
-            problems.extend(uncaptured(case.expects, endpoint.span_join))
-        error = _wire_error(problems, error)
-        record = recorder.record(final_response, requests, wire=wired)
+                problems.extend(uncaptured(case.expects, endpoint.span_join))
+            error = _wire_error(problems, error)
+            error = error or _refused(case, wire.protocols, setup)
+            requests = wire.requests
+        record = recorder.record(final_response, requests, wire=wire is not None)
         if isinstance(observer, FanOut) and observer.failure and error is None:
             error = observer.failure
         grades: tuple[GradeResult, ...] = ()
@@ -64,6 +78,9 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             except ExtensionError as exc:
                 grades, error = (), str(exc)
                 trace = _formatted(exc.__cause__ or exc)
+    output = capture.result if capture is not None else Captured()
+    if error is None:  # still graded: the grades show, the case errors for the flood
+        error = output.over(setup.output_limit)
     return published(
         CaseReport(
             name=case.name,
@@ -73,6 +90,8 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             traceback=trace,
             record=record,
             duration=time.perf_counter() - started,
+            stdout=redact(output.stdout),
+            stderr=redact(output.stderr),
         )
     )
 
@@ -89,26 +108,50 @@ def _play(
     workspace: Workspace,
     endpoint: Endpoint,
 ) -> Played:
-    """Build the case's agent, play it the case's turns and close it, whatever happens."""
+    """Build the case's agent, play it the case's turns and close it, whatever happens.
+
+    The project's own code (its factory, agent and tools) runs on a watchdog thread, so what
+    it raises, `SystemExit` and `KeyboardInterrupt` included, errors its case alone, while a
+    signal to the harness still reaches the main thread and stops the run.
+    """
     timeout = setup.case_timeout if setup.can_hang else None
+    built: list[Agent] = []
+
+    def play() -> str:
+        built.append(_build_agent(setup, case, provider, workspace, endpoint))
+        return converse(built[0], case.trace, replay)
+
     try:
-        agent = _build_agent(setup, case, provider, workspace, endpoint)
         try:
-            return within(timeout, lambda: converse(agent, case.trace, replay)), None, None
+            if setup.in_worker:  # SIGINT is ignored there: nothing it raises is a signal
+                return on_timer(timeout, play), None, None
+            return within(timeout, play, threaded=setup.can_hang), None, None
         finally:
-            close = getattr(agent, "close", None)
+            close = getattr(built[0], "close", None) if built else None
             if close is not None:
                 close()
     except ConfigError:
         raise
     except Exception as exc:  # an agent bug errors its case, never the suite
         return "", *_failure(exc)
+    except (SystemExit, GeneratorExit) as exc:  # from close(), on this thread
+        return "", escaped(exc), _formatted(exc)
+    except BaseException as exc:
+        if not setup.in_worker:
+            raise  # a signal to the harness: the run stops
+        return "", escaped(exc), _formatted(exc)
 
 
 def _failure(exc: Exception) -> tuple[str, str | None]:
     """A case's error for `exc`, with a traceback unless the harness itself raised it."""
+    cause = exc.__cause__
+    if isinstance(exc, AgentError) and cause is not None and not isinstance(cause, Exception):
+        return str(exc), _formatted(cause)  # sys.exit() and the like: show where from
     if isinstance(exc, CaseError):
         return str(exc), None
+    if isinstance(exc, MemoryError):
+        reason = "the agent ran out of memory (agent_memory_mb, or the machine's)"
+        return reason, _formatted(exc)
     return f"{type(exc).__name__}: {exc}", _formatted(exc)
 
 
@@ -127,21 +170,33 @@ def _wire_error(problems: list[str], error: str | None) -> str | None:
     return f"{'; '.join(problems)} (then: {error})"
 
 
+def _refused(case: Case, protocols: frozenset[str], setup: Setup) -> str | None:
+    """Why the case cannot be graded over the wire (an expectation it cannot observe)."""
+    from harness.grading.evidence import wire_refusals
+
+    mode = "agent_command" if setup.agent_command else "the agent used its context's base_url"
+    refused = wire_refusals(case.expects, protocols, mode, tool_spans=setup.tool_spans)
+    return "; ".join(reason for _, reason in refused) or None
+
+
 def _build_agent(
     setup: Setup, case: Case, provider: ModelProvider, workspace: Workspace, endpoint: Endpoint
 ) -> Agent:
     if setup.agent_command:
         from harness.replay.process import AgentProcess
 
+        key = endpoint.open().api_key
         env = {
             "OPENAI_BASE_URL": endpoint.url,
-            "OPENAI_API_KEY": endpoint.open().api_key,
+            "OPENAI_API_KEY": key,
+            "ANTHROPIC_BASE_URL": endpoint.anthropic_url,
+            "ANTHROPIC_API_KEY": key,
             "HARNESS_CASE": case.name,
         }
         otel = endpoint.otel
         if otel is not None:  # tool spans on: the agent's exporter points at the receiver
             env.update(otel.env)
-        return AgentProcess(setup.agent_command, env, setup.root)
+        return AgentProcess(setup.agent_command, env, setup.root, memory_mb=setup.memory_mb)
     context = CaseContext(
         case_name=case.name,
         provider=provider,

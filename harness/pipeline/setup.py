@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from harness.config import Config
+from harness.config import DEFAULT_OUTPUT_LIMIT, Config
 from harness.errors import ConfigError
 from harness.grading.result import Grader
 from harness.messages import Observer
@@ -37,11 +37,16 @@ def setup_from(
     tools: str | None = None,
     agent_command: str | None = None,
     case_timeout: float | None = None,
+    capture: bool = True,
+    tool_names: tuple[str, ...] | None = None,
     tool_spans: bool | None = None,
 ) -> tuple[Setup, tuple[str, ...]]:
-    """The agent, tools and timeout to run with, and the names of the registered tools.
+    """The agent, tools and timeout to run with, and the names of the tools fixtures may name.
 
-    The keyword arguments are command-line overrides of the config's keys.
+    The keyword arguments are command-line overrides of the config's keys. The tool names
+    are the registered tools' and the declared `tool_names`; an `agent_command` agent has
+    only the declared ones (it brings its own tools), so without them its fixtures may name
+    only the tools they script.
 
     Raises:
         ConfigError: A plugin cannot be loaded, or the settings contradict each other.
@@ -49,7 +54,12 @@ def setup_from(
     from harness.replay.plugin import check_tools, load_agent_factory, load_tools_factory
 
     root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
-    setup = Setup(case_timeout=case_timeout or config.case_timeout)
+    setup = Setup(
+        case_timeout=case_timeout or config.case_timeout,
+        capture=capture,
+        output_limit=config.max_output_chars,
+        memory_mb=config.agent_memory_mb,
+    )
     if tool_spans or (tool_spans is None and config.tool_spans):
         from harness.replay.otlp import require_otel
 
@@ -67,9 +77,9 @@ def setup_from(
         if agent_path:
             reason = "set either agent or agent_command, not both"
             raise ConfigError(command_source, command_key, reason)
-        setup = replace(
-            setup, agent_command=_command(command, command_source, command_key), root=root
-        )
+        argv = _command(command, command_source, command_key)
+        _check_startable(argv[0], root, command_source, command_key)
+        setup = replace(setup, agent_command=argv, root=root)
     tools_path, source, key = _origin(tools, config.tools, "tools", config_path)
     if tools_path:
         factory_of_tools = load_tools_factory(
@@ -82,7 +92,11 @@ def setup_from(
             "[tool.harness].default_tools",
             "false leaves no tool at all: set `tools` to the project's tools factory",
         )
-    return setup, check_tools(setup.tools, source=source, key=key)
+    registered = check_tools(setup.tools, source=source, key=key)
+    declared = tool_names if tool_names is not None else config.tool_names
+    if setup.agent_command:
+        registered = ()
+    return setup, tuple(dict.fromkeys((*registered, *(declared or ()))))
 
 
 def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:
@@ -97,12 +111,29 @@ def _command(text: str, source: str, key: str | None) -> tuple[str, ...]:
     return argv
 
 
+def _check_startable(program: str, root: str | None, source: str, key: str | None) -> None:
+    """Refuse, before any case, an agent command that cannot start at all.
+
+    Otherwise every case would error alike, and a typo would look like a failing agent.
+    """
+    import shutil
+
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = os.path.join(root or os.getcwd(), os.path.expanduser(program))
+        if not os.path.isfile(path):
+            raise ConfigError(source, key, f"cannot start {program!r}: no such file")
+        if not os.access(path, os.X_OK):
+            raise ConfigError(source, key, f"cannot start {program!r}: not executable")
+    elif shutil.which(program) is None:
+        raise ConfigError(source, key, f"cannot start {program!r}: not found on PATH")
+
+
 def _origin(
     flag: str | None, configured: str | None, name: str, config_path: str | None
 ) -> tuple[str | None, str, str | None]:
     """A plugin path and where it came from: its flag, or its key in pyproject.toml."""
     if flag:
-        return flag, f"--{name}", None
+        return flag, "--" + name.replace("_", "-"), None
     return configured, config_path or "pyproject.toml", f"[tool.harness].{name}"
 
 
@@ -139,6 +170,15 @@ class Setup:
     """The project folder, where the agent command runs."""
     graders: tuple[Grader, ...] = ()
     """The project's own graders, run after the expectations."""
+    capture: bool = True
+    """Whether the agent's stdout and stderr are captured per case (False: shown live, `-s`)."""
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+    """Characters of each captured stream kept; a case that writes more errors."""
+    memory_mb: int | None = None
+    """The address space a subprocess or supervised agent may use, in MiB (None: no limit)."""
+    in_worker: bool = False
+    """Set inside a supervised worker: the process is expendable, so cases run on its main
+    thread under a timer signal, and whatever the agent raises errors its case."""
     tool_spans: bool = False
     """Whether wire agents' calls come from the OpenTelemetry spans they export.
 

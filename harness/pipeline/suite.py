@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from harness._parallel import gc_paused
 from harness.fixtures.format import Case
@@ -21,20 +21,42 @@ CRASH_MESSAGE = "the worker process running this case crashed (it exited without
 
 
 def run_suite(
-    suite: Suite, *, mode: str = "replay", setup: Setup = DEFAULT_SETUP, jobs: int = 1
+    suite: Suite,
+    *,
+    mode: str = "replay",
+    setup: Setup = DEFAULT_SETUP,
+    jobs: int = 1,
+    on_case: Callable[[CaseReport], None] | None = None,
+    stop: Callable[[CaseReport], bool] | None = None,
 ) -> SuiteReport:
     """Run every case of `suite` in order; a case that errors never stops the others.
 
     With `jobs` > 1 the cases run in that many worker processes; the report is the same. The
     built-in loop replays a suite of fewer than `PARALLEL_MIN` cases here even so: workers would
-    cost more than they save.
+    cost more than they save. The project's own agent or tools always run in supervised
+    workers (`jobs` of them, at least one), so an exit or a crash errors only its own case.
+
+    Args:
+        suite: The cases to run.
+        mode: What the report says was run (`replay`).
+        setup: The agent, tools and limits every case runs with.
+        jobs: Worker processes.
+        on_case: Called in this process with each case's report as it comes in (progress,
+            verbose lines); with `jobs`, as the workers hand the cases back.
+        stop: Asked after `on_case` whether to stop the run there (`--exitfirst`); the cases
+            not yet run are left out and the report is marked `stopped_early`.
     """
     started_at = time.time()
     started = time.perf_counter()
     finished: list[CaseReport] = []
     interrupted = None
+    stopped_early = False
     with gc_paused():
-        if _in_workers(suite, setup, jobs):
+        if _supervised(suite, setup):
+            from harness.pipeline.supervisor import run_supervised
+
+            reports: Iterator[CaseReport] = run_supervised(suite.cases, setup, jobs)
+        elif _in_workers(suite, setup, jobs):
             from harness._parallel import run_in_workers
 
             reports = run_in_workers(
@@ -49,7 +71,10 @@ def run_suite(
         else:
             reports = (run_case(case, setup) for case in suite.cases)
         try:
-            finished.extend(reports)
+            if on_case is None and stop is None:
+                finished.extend(reports)
+            else:
+                stopped_early = _watched(reports, finished, on_case, stop)
         except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: keep what finished
             interrupted = signal_name(exc)
     cases = tuple(finished)
@@ -63,7 +88,37 @@ def run_suite(
         shard=suite.shard,
         suite_total=suite.total,
         interrupted=interrupted,
+        selection=suite.selection,
+        stopped_early=stopped_early and len(cases) < len(suite.cases),
     )
+
+
+def _watched(
+    reports: Iterator[CaseReport],
+    finished: list[CaseReport],
+    on_case: Callable[[CaseReport], None] | None,
+    stop: Callable[[CaseReport], bool] | None,
+) -> bool:
+    """Collect `reports` into `finished`, telling `on_case` of each; True if `stop` said so."""
+    for report in reports:
+        finished.append(report)
+        if on_case is not None:
+            on_case(report)
+        if stop is not None and stop(report):
+            close = getattr(reports, "close", None)
+            if close is not None:
+                close()  # workers: the chunks not yet started are cancelled
+            return True
+    return False
+
+
+def _supervised(suite: Suite, setup: Setup) -> bool:
+    """Whether the project's own code runs the cases, in supervised workers."""
+    if not setup.can_hang or not suite.cases:
+        return False
+    from harness.pipeline.supervisor import can_supervise
+
+    return can_supervise()
 
 
 def _in_workers(suite: Suite, setup: Setup, jobs: int) -> bool:

@@ -1,24 +1,27 @@
 """What an agent factory is given for one case: the `CaseContext`.
 
 An agent is built by `factory(context)`. An in-process agent plays the case through
-`context.provider` and `context.tools`; an agent that talks to a model over HTTP (the
-`openai` client, a framework) reads `context.base_url` and `context.api_key` instead, and the
-case is then replayed over the wire. Reading either one opens the case's session on the
-replay endpoint, so in-process agents never pay for the server.
+`context.provider` and `context.tools`; an agent that talks to a model over HTTP (an OpenAI
+or Anthropic client, a framework) reads `context.base_url` (OpenAI, ending in `/v1`) or
+`context.anthropic_base_url` (the host alone) and `context.api_key` instead, and the case is
+then replayed over the wire. Reading any of them opens the case's session on the replay
+endpoint, so in-process agents never pay for the server.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.messages import ModelProvider, Observer
+    from collections.abc import Callable
+
+    from harness.messages import ModelProvider, Observer, ToolCall
     from harness.replay.otlp import OtlpExport, SpanInbox
+    from harness.replay.session import SessionRecord, WireSession
     from harness.replay.spans import SpanJoin
     from harness.replay.tools import ToolRegistry
-    from harness.replay.wire import WireSession
     from harness.replay.workspace import Workspace
 
 __all__ = ["CaseContext", "Endpoint"]
@@ -32,12 +35,14 @@ class Endpoint:
         case_name: str,
         provider: ModelProvider,
         observer: Observer,
+        turn: Callable[[], int] = lambda: 0,
         *,
         tool_spans_grace_s: float | None = None,
     ) -> None:
         self._case_name = case_name
         self._provider = provider
         self._observer = observer
+        self._turn = turn
         self._lock = threading.Lock()
         self._session: WireSession | None = None
         self._close: Any = None
@@ -63,16 +68,18 @@ class Endpoint:
         """The case's session, opened (and the shared server started) on the first call."""
         with self._lock:
             if self._session is None:
-                from harness.replay.wire import shared_server  # only wire runs pay for it
+                from harness.replay.endpoint import shared_server  # only wire runs pay for it
+                from harness.replay.session import ScriptedReplies
 
                 server = shared_server()
                 spans = self._grace_s is not None
+                source = ScriptedReplies(self._provider)
                 manager = server.session(
-                    self._case_name, self._provider, self._observer, record=not spans
+                    self._case_name, source, self._observer, self._turn, record=not spans
                 )
                 self._session = manager.__enter__()
                 self._close = manager.__exit__
-                self._url = server.url
+                self._url = server.anthropic_url
                 if spans:
                     from harness.replay.otlp import OtlpExport, shared_receiver
 
@@ -90,32 +97,38 @@ class Endpoint:
     @property
     def url(self) -> str:
         """The OpenAI-style base URL (ending in `/v1`) of the open session."""
+        return f"{self.anthropic_url}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """The Anthropic-style base URL (the host alone) of the open session."""
         self.open()
         return self._url
 
-    def close(self) -> tuple[list[str], tuple[Any, ...]]:
-        """Stop serving the case: the problems the wire saw, and the request bodies it kept."""
+    def close(self) -> SessionRecord | None:
+        """Stop serving the case: what the wire saw (None when the agent never asked for it)."""
         with self._lock:
             session, self._session = self._session, None
             close, self._close = self._close, None
         if session is None:
-            return [], ()
+            return None
         close(None, None, None)
-        problems = session.finish()
+        scripted = session.scripted
+        record = session.close()
         if self._inbox is not None:
-            problems.extend(self._join_spans(session))
-        return problems, tuple(session.requests)
+            spans = self._join_spans(scripted)
+            record = replace(record, problems=(*record.problems, *spans))
+        return record
 
-    def _join_spans(self, session: WireSession) -> tuple[str, ...]:
+    def _join_spans(self, scripted: list[ToolCall]) -> tuple[str, ...]:
         """Record the calls from the case's spans; what did not add up."""
         from harness.replay.otlp import shared_receiver
         from harness.replay.spans import join_spans
 
         assert self._inbox is not None  # opened with the session
-        scripted = session.scripted
         spans = self._inbox.wait(len(scripted), self._grace_s or 0.0)
         shared_receiver().close(self._inbox)
-        self.span_join = join_spans(scripted, session.results, spans)
+        self.span_join = join_spans(scripted, spans)
         for event in self.span_join.events:
             self._observer.notify(event)
         return self.span_join.problems
@@ -140,6 +153,11 @@ class CaseContext:
     def base_url(self) -> str:
         """The base URL an OpenAI client takes (ends in `/v1`); opens the case's session."""
         return self.endpoint.url
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """The base URL an Anthropic client takes (the host alone); opens the case's session."""
+        return self.endpoint.anthropic_url
 
     @property
     def api_key(self) -> str:

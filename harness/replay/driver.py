@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from harness.replay.agent import Agent
     from harness.replay.provider import ReplayProvider
 
-__all__ = ["converse", "within"]
+__all__ = ["converse", "escaped", "within"]
 
 T = TypeVar("T")
 
@@ -24,7 +24,8 @@ def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
     An async agent's turns all run on one event loop, made for this case and closed after it.
 
     Raises:
-        AgentError: A turn returned something other than a string.
+        AgentError: A turn returned something other than a string (a `str` subclass is
+            taken as its plain `str` value).
         ReplayError: A turn asked for more, or fewer, replies than scripted.
     """
     final = ""
@@ -40,7 +41,9 @@ def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
                 result = loop.run(_wait(result))
             if not isinstance(result, str):
                 raise AgentError(f"agent.turn() returned {type(result).__name__}, expected str")
-            final = result
+            # A str subclass (LangChain's TextAccessor, say) is taken as its plain value, so
+            # no override of its own can change how it is graded or written.
+            final = str.__str__(result)
             replay.finish_turn(index)
     finally:
         if loop is not None:
@@ -52,18 +55,23 @@ async def _wait(awaitable: Awaitable[T]) -> T:
     return await awaitable
 
 
-def within(timeout: float | None, work: Callable[[], T]) -> T:
-    """Run `work`, giving up after `timeout` seconds (None: no limit, no thread).
+def within(timeout: float | None, work: Callable[[], T], *, threaded: bool = False) -> T:
+    """Run `work`, giving up after `timeout` seconds (None: no limit).
 
-    On timeout the work is abandoned on a daemon thread: everything it touches belongs to its
-    own case, so the suite goes on.
+    With a timeout, or `threaded`, the work runs on a daemon thread; on timeout it is abandoned
+    there: everything it touches belongs to its own case, so the suite goes on. What the work
+    raises that is not an `Exception` (`SystemExit`, `KeyboardInterrupt`, `GeneratorExit`, a
+    custom `BaseException`) came from the agent's own code, not from a signal to the harness
+    (signals are handled on the main thread, which only waits here): it errors the case as an
+    `AgentError`, with the original as its cause.
 
     Raises:
         CaseTimeout: The work did not finish in time.
+        AgentError: The work raised a `BaseException` that is not an `Exception`.
     """
-    if timeout is None:
+    if timeout is None and not threaded:
         return work()
-    import threading  # only the project's own agents and tools run under a watchdog
+    import threading  # only the project's own agents and tools run on a thread
 
     outcome: dict[str, Any] = {}
 
@@ -81,6 +89,20 @@ def within(timeout: float | None, work: Callable[[], T]) -> T:
             f"case timed out after {timeout:g}s (case_timeout); the agent never finished"
         )
     if "error" in outcome:
-        raise outcome["error"]
+        error = outcome["error"]
+        if not isinstance(error, Exception):
+            raise AgentError(escaped(error)) from error
+        raise error
     value: T = outcome["value"]
     return value
+
+
+def escaped(error: BaseException) -> str:
+    """What an agent did by raising a `BaseException` that is not an `Exception`."""
+    if isinstance(error, SystemExit):
+        code = "" if error.code is None else repr(error.code)
+        return f"the agent called sys.exit({code})"
+    if isinstance(error, KeyboardInterrupt):
+        return "the agent raised KeyboardInterrupt itself (no signal reached the harness)"
+    detail = str(error)
+    return f"the agent raised {type(error).__name__}" + (f": {detail}" if detail else "")

@@ -28,6 +28,7 @@ __all__ = [
     "OtlpExport",
     "SpanInbox",
     "SpanReceiver",
+    "forget_shared_receiver",
     "require_otel",
     "shared_receiver",
 ]
@@ -175,6 +176,12 @@ class SpanReceiver:
 
 _shared: SpanReceiver | None = None
 _shared_lock = threading.Lock()
+
+
+def forget_shared_receiver() -> None:
+    """In a forked child: drop the parent's receiver, whose serving thread was not forked."""
+    global _shared, _shared_lock
+    _shared, _shared_lock = None, threading.Lock()
 
 
 def shared_receiver() -> SpanReceiver:

@@ -37,14 +37,41 @@ def load_callable(path: str, *, source: str, key: str | None, root: str | None =
         target: Any = importlib.import_module(module_name)
     except Exception as exc:  # any import-time failure of user code is a config problem
         reason = f"cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        if isinstance(exc, ModuleNotFoundError) and exc.name is not None:
+            siblings = _sibling_modules(exc.name, [root or "", os.getcwd()])
+            reason += _did_you_mean(exc.name.rpartition(".")[2], siblings)
         raise ConfigError(source, key, reason) from None
     for part in attribute.split("."):
         if not hasattr(target, part):
-            raise ConfigError(source, key, f"{module_name!r} has no attribute {attribute!r}")
+            names = [name for name in dir(target) if not name.startswith("_")]
+            reason = f"{module_name!r} has no attribute {attribute!r}{_did_you_mean(part, names)}"
+            raise ConfigError(source, key, reason)
         target = getattr(target, part)
     if not callable(target):
         raise ConfigError(source, key, f"{path!r} is not callable")
     return target
+
+
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`; did you mean "agent_factory"?` for the closest of `known`, or nothing."""
+    import difflib
+
+    hint = difflib.get_close_matches(name, sorted(set(known)), n=1)
+    return f'; did you mean "{hint[0]}"?' if hint else ""
+
+
+def _sibling_modules(missing: str, project: list[str]) -> list[str]:
+    """The modules beside the missing `missing`: in its package, or in the `project` folders."""
+    import pkgutil
+
+    package, _, _ = missing.rpartition(".")
+    if not package:
+        return [module.name for module in pkgutil.iter_modules([p for p in project if p])]
+    try:
+        paths = importlib.import_module(package).__path__
+    except Exception:  # the package itself cannot be imported: nothing to suggest
+        return []
+    return [module.name for module in pkgutil.iter_modules(paths)]
 
 
 def load_agent_factory(path: str, *, source: str, key: str | None, root: str | None) -> Any:

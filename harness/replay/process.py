@@ -4,7 +4,13 @@ The harness starts `agent_command` once per case with `OPENAI_BASE_URL` and `OPE
 pointing at the case's replay endpoint, then, for each turn, writes one line
 `{"user_input": "..."}` to the agent's stdin and reads one line `{"response": "..."}` from its
 stdout. After the last turn it closes stdin; the agent should exit. Anything the agent writes
-to stderr is kept and shown if it fails.
+to stderr is kept and shown if it fails, and handed on to the case's captured stderr.
+
+The agent runs in its own session, so its process group holds it and every process it starts.
+When the case ends, times out or the agent dies, the whole group gets SIGTERM, then SIGKILL
+after a short grace: nothing it started outlives its case. Its stdout is read with a cap per
+line and per case, so an agent that writes without a newline cannot exhaust the harness's
+memory; over either cap the case errors.
 """
 
 from __future__ import annotations
@@ -12,23 +18,49 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 
 from harness.errors import AgentError
 
-__all__ = ["AgentProcess"]
+__all__ = [
+    "GRACE_S",
+    "MAX_LINE_BYTES",
+    "MAX_STDOUT_BYTES",
+    "AgentProcess",
+    "end_group",
+    "limit_memory",
+]
 
 STDERR_TAIL = 2000
 """Characters of the agent's stderr shown when it fails."""
+STDERR_KEPT = 4 * 1024 * 1024
+"""Bytes of the agent's stderr handed on to the case's captured output (which cuts it further)."""
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""The longest answer line read from a subprocess agent."""
+MAX_STDOUT_BYTES = 64 * 1024 * 1024
+"""All a subprocess agent may write to stdout in one case."""
+GRACE_S = 2.0
+"""Seconds between SIGTERM and SIGKILL for a process group that outlives its case."""
 
 
 class AgentProcess:
     """The `Agent` protocol over a subprocess's stdin and stdout."""
 
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str | None = None,
+        *,
+        memory_mb: int | None = None,
+    ) -> None:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
+        self._read = 0
+        self._closed = False
         try:
             self._process = subprocess.Popen(
                 list(argv),
@@ -37,9 +69,8 @@ class AgentProcess:
                 stderr=self._stderr,
                 env={**os.environ, **env},
                 cwd=cwd,
-                text=True,
-                encoding="utf-8",
-                bufsize=1,
+                start_new_session=True,
+                preexec_fn=_memory_limit(memory_mb),
             )
         except OSError as exc:
             self._stderr.close()
@@ -53,13 +84,26 @@ class AgentProcess:
         assert stdin is not None  # a pipe
         assert stdout is not None  # a pipe
         try:
-            stdin.write(json.dumps({"user_input": user_input}) + "\n")
+            stdin.write(json.dumps({"user_input": user_input}).encode() + b"\n")
             stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._died("before it read the turn") from None
-        line = stdout.readline()
-        if not line:
+        raw = stdout.readline(min(MAX_LINE_BYTES, MAX_STDOUT_BYTES - self._read) + 1)
+        self._read += len(raw)
+        if not raw:
             raise self._died("without answering the turn")
+        if self._read > MAX_STDOUT_BYTES:
+            self._end()
+            raise AgentError(
+                f"the agent process wrote over {MAX_STDOUT_BYTES} bytes to stdout in one case"
+            )
+        if len(raw) > MAX_LINE_BYTES:
+            self._end()
+            raise AgentError(
+                f"the agent process wrote a line over {MAX_LINE_BYTES} bytes to stdout, "
+                'not one {"response": "..."}'
+            )
+        line = raw.decode("utf-8", "replace")
         try:
             answer = json.loads(line)
         except ValueError:
@@ -73,18 +117,33 @@ class AgentProcess:
         return str(answer["response"])
 
     def close(self) -> None:
-        """End the process: close stdin, give it a moment to exit, then kill it."""
+        """End the process: close stdin, give it a moment to exit, then end its whole group.
+
+        What it wrote to stderr goes on to this process's stderr, which is the case's
+        captured output while a case runs.
+        """
+        if self._closed:
+            return
+        self._closed = True
         if self._process.stdin is not None:
             with contextlib.suppress(OSError):  # the process may be gone already
                 self._process.stdin.close()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        self._end()
         if self._process.stdout is not None:
             self._process.stdout.close()
-        self._stderr.close()
+        with self._stderr:
+            self._stderr.seek(0)
+            kept = self._stderr.read(STDERR_KEPT)
+        with contextlib.suppress(OSError):
+            _write_all(2, kept)
+
+    def _end(self) -> None:
+        """SIGTERM, then SIGKILL, to the agent's group: it and every process it started."""
+        end_group(self._process.pid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=GRACE_S)
 
     def _died(self, when: str) -> AgentError:
         code = self._process.poll()
@@ -97,6 +156,59 @@ class AgentProcess:
         return AgentError(f"the agent process {status} {when}{self._stderr_tail()}")
 
     def _stderr_tail(self) -> str:
-        self._stderr.seek(0)
+        size = self._stderr.seek(0, os.SEEK_END)
+        self._stderr.seek(max(0, size - 4 * STDERR_TAIL))
         text = self._stderr.read().decode("utf-8", "replace").strip()
         return f"; stderr: {text[-STDERR_TAIL:]}" if text else ""
+
+
+def end_group(pgid: int, grace: float = GRACE_S) -> None:
+    """SIGTERM the process group `pgid`, then SIGKILL it if anyone in it is left after `grace`.
+
+    The group outlives its leader while any member lives, and its id is not reused until then,
+    so this reaches the grandchildren of a leader that has already exited.
+    """
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return  # nobody left in it
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        _reap_group(pgid)  # a member that is this process's child stays a zombie until reaped
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.01)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _reap_group(pgid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-pgid, os.WNOHANG)[0]:
+            pass
+
+
+def limit_memory(megabytes: int, *, beyond: int = 0) -> None:
+    """Cap this process's address space at `megabytes` MiB more than `beyond` bytes."""
+    import resource
+
+    limit = beyond + megabytes * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _memory_limit(megabytes: int | None) -> Callable[[], None] | None:
+    """What the agent's child runs before exec: its memory limit, if there is one."""
+    if megabytes is None:
+        return None
+    return lambda: limit_memory(megabytes)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

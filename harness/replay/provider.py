@@ -44,6 +44,11 @@ class ReplayProvider:
             )
         return _reply(queue.popleft())
 
+    @property
+    def turn(self) -> int:
+        """The turn being played (0 first)."""
+        return self._turn
+
     def finish_turn(self, turn: int) -> None:
         """Close `turn` and move on to the next one.
 

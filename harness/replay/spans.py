@@ -176,15 +176,15 @@ class SpanJoin(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """(tool, call id, `arguments` or `result`, attribute) of every attribute not captured."""
 
 
-def join_spans(
-    scripted: Sequence[ToolCall], wire_results: Mapping[str, str], spans: Iterable[Span]
-) -> SpanJoin:
+def join_spans(scripted: Sequence[ToolCall], spans: Iterable[Span]) -> SpanJoin:
     """Join the tool spans of a case to the calls the model made.
 
     A span is joined to the scripted call with its call id; a span without an id is joined,
     in start order, to the first scripted call of its tool that no span has answered yet.
-    Where the span did not capture the result, the result the agent sent the model over the
-    wire is recorded instead.
+    What a span did not capture is recorded as not seen (arguments) or as no result, never
+    taken from the wire: the wire shows what the agent told the model, not what the tool
+    did, so the expectations that read it error instead (`uncaptured`). A failed execution
+    without a result is no gap: the tool returned nothing.
     """
     executions = sorted(
         (found for span in spans if (found := tool_span(span)) is not None),
@@ -223,33 +223,30 @@ def join_spans(
                 f'the span for call "{call.id}" ran tool "{found.name}", '
                 f'but the model called "{call.name}"'
             )
-        events.append(_event(found, call.id, wire_results.get(call.id), missing))
+        events.append(_event(found, call.id, missing))
     for execution in stray:
         label = f'"{execution.call_id}"' if execution.call_id else "without an id"
         problems.append(
             f'the agent ran tool "{execution.name}" (span call id {label}), '
             "a call the model never made"
         )
-        events.append(_event(execution, execution.call_id or "", None, missing))
+        events.append(_event(execution, execution.call_id or "", missing))
     return SpanJoin(events=tuple(events), problems=tuple(problems), missing=tuple(missing))
 
 
 def _event(
-    execution: ToolSpan,
-    call_id: str,
-    wire_result: str | None,
-    missing: list[tuple[str, str, str, str]],
+    execution: ToolSpan, call_id: str, missing: list[tuple[str, str, str, str]]
 ) -> ToolDispatched:
     arguments = execution.arguments
     if arguments is None:
         missing.append((execution.name, call_id, "arguments", execution.arguments_key))
-    result = execution.result if execution.result is not None else wire_result
-    if result is None:
+    result = execution.result
+    if result is None and execution.success:  # a failed tool returns nothing: no capture gap
         missing.append((execution.name, call_id, "result", execution.result_key))
     return ToolDispatched(
         name=execution.name,
         arguments=NOT_SEEN if arguments is None else arguments,
-        result=result or "",
+        result=result,
         success=execution.success,
         observed="span",
     )

@@ -3,7 +3,10 @@
 The registry is the dispatch boundary. It wraps every tool it holds, so each call, however the
 agent makes it (`registry.dispatch(call)` or `registry[name].call(arguments)`), is normalised
 the same way and reported to the observer: an agent cannot forget to report a call, or report
-one wrongly.
+one wrongly. What is reported is fixed before the tool runs (the arguments are copied first),
+so a tool that changes the arguments it was given cannot change what was recorded; and a tool
+cannot hand back a text that is not a plain `str` (a subclass could override `__eq__` or
+`__contains__` to forge a pass).
 """
 
 from __future__ import annotations
@@ -92,9 +95,13 @@ class RecordedTool:
         self.parameters = tool.parameters
 
     def call(self, arguments: Any) -> ToolOutput:
-        """Run the tool; a raise or a wrong return type is a failed call, never a crash."""
+        """Run the tool; a raise or a wrong return type is a failed call, never a crash.
+
+        The arguments are recorded as they were before the tool ran.
+        """
+        snapshot = _snapshot(arguments)
         output = _run(self._tool, arguments)
-        _report(self._observer, self.name, arguments, output)
+        _report(self._observer, self.name, snapshot, output)
         return output
 
 
@@ -144,9 +151,49 @@ def _run(tool: Tool, arguments: Any) -> ToolOutput:
     if not isinstance(output, ToolOutput):
         reason = f"returned {type(output).__name__}, expected ToolOutput"
         return ToolOutput(text=f"Error executing {tool.name}: {reason}", success=False)
-    if not output.text:  # the model is told, as the recorder records it
-        return ToolOutput(text=NO_OUTPUT, success=output.success)
+    text: object = output.text  # typed str, but a Struct does not check at construction
+    success: object = output.success
+    if not isinstance(text, str):
+        reason = f"returned a ToolOutput whose text is {type(text).__name__}, expected str"
+        return ToolOutput(text=f"Error executing {tool.name}: {reason}", success=False)
+    if not isinstance(success, bool):
+        reason = f"returned a ToolOutput whose success is {type(success).__name__}, expected bool"
+        return ToolOutput(text=f"Error executing {tool.name}: {reason}", success=False)
+    if type(text) is not str:  # a subclass: its own __eq__ or __contains__ could forge a check
+        return ToolOutput(text=str.__str__(text) or NO_OUTPUT, success=success)
+    if not text:  # the model is told, as the recorder records it
+        return ToolOutput(text=NO_OUTPUT, success=success)
     return output
+
+
+def _snapshot(arguments: Any) -> Any:
+    """A copy of `arguments` that the tool cannot reach: parsed JSON, as the boundary saw it.
+
+    Arguments that are not JSON are recorded as their `repr` now, before the tool runs.
+    """
+    if type(arguments) in _IMMUTABLE:
+        return arguments
+    try:
+        return _decode(_encode(arguments))
+    except (TypeError, ValueError, UnicodeEncodeError, msgspec.DecodeError):
+        return _Shown(repr(arguments))
+
+
+class _Shown:
+    """Arguments that are not JSON, fixed as the text the recorder shows for them."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = str.__str__(text)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
 
 
 def _report(observer: Observer, name: str, arguments: Any, output: ToolOutput) -> None:

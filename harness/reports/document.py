@@ -55,6 +55,9 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     tool_calls: tuple[RecordedCall, ...]
     traceback: str | None = None
     requests: tuple[Any, ...] = ()
+    # What the agent printed, bounded and redacted; left out of the document when empty.
+    stdout: str | msgspec.UnsetType = msgspec.UNSET
+    stderr: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,6 +80,8 @@ class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     shard: Shard | None = None
     suite_total: int | None = None
     interrupted: str | None = None
+    stopped_early: bool = False
+    selection: str | None = None
 
 
 def to_document(report: SuiteReport, *, git_commit: str | None = None) -> ReportDocument:
@@ -105,6 +110,8 @@ def _document(
         shard=report.shard,
         suite_total=report.suite_total if report.suite_total >= 0 else report.total,
         interrupted=report.interrupted,
+        stopped_early=report.stopped_early,
+        selection=report.selection,
     )
 
 
@@ -122,6 +129,8 @@ def _case_document(case: CaseReport) -> CaseDocument:
         tool_calls=case.record.tool_calls,
         traceback=case.traceback,
         requests=case.record.requests,
+        stdout=case.stdout or msgspec.UNSET,
+        stderr=case.stderr or msgspec.UNSET,
     )
 
 
@@ -183,6 +192,8 @@ def from_document(document: ReportDocument) -> SuiteReport:
         shard=document.shard,
         suite_total=-1 if document.suite_total is None else document.suite_total,
         interrupted=document.interrupted,
+        stopped_early=document.stopped_early,
+        selection=document.selection,
     )
 
 
@@ -202,6 +213,8 @@ def case_from_document(case: CaseDocument) -> CaseReport:
             requests=case.requests,
         ),
         duration=case.duration_s,
+        stdout=case.stdout or "",
+        stderr=case.stderr or "",
     )
 
 

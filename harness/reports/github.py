@@ -1,45 +1,113 @@
-"""GitHub Actions integration: the job summary and annotations on failing fixtures."""
+"""GitHub Actions integration: the job summary and annotations on failing fixtures.
+
+Both carry observed text, so both go through `harness.text`: the summary is Markdown with HTML
+escaped, the annotations are workflow commands in which no `::` can start a command of its
+own. GitHub refuses a step summary over 1 MiB, so the summary is cut to `SUMMARY_LIMIT`
+bytes, keeping the recap and the first failures whole and saying what was left out.
+
+`HARNESS_GITHUB_REPORT=0` turns both off, so that of a matrix of jobs running the same
+suite only one leg writes them (GitHub would show each annotation once per leg).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
+from harness.reports.location import failure_line, first_failure, relative_path
 from harness.reports.model import CaseReport, SuiteReport
-from harness.text import complain, markdown
+from harness.text import complain, markdown, truncate, workflow_data, workflow_property
 
-if TYPE_CHECKING:
-    from harness.reports.model import SuiteReport
-
-__all__ = ["MAX_ANNOTATIONS", "annotation_commands", "append_step_summary", "step_summary"]
+__all__ = [
+    "MAX_ANNOTATIONS",
+    "SUMMARY_LIMIT",
+    "annotation_commands",
+    "append_step_summary",
+    "publish",
+    "reporting_enabled",
+    "step_summary",
+]
 
 MAX_ANNOTATIONS = 10
 """Error annotations per run: GitHub shows only a few per step, so the rest stay in the log."""
 CELL_LIMIT = 500
-"""Characters of one text in the summary: GitHub caps a job summary at 1 MiB."""
+"""Characters of one text in the summary."""
+SUMMARY_LIMIT = 1_000_000
+"""Bytes of the job summary: GitHub refuses more than 1 MiB (1,048,576 bytes) a step."""
+MESSAGE_LIMIT = 2_000
+"""Characters of an annotation's message."""
 
 
-def step_summary(report: SuiteReport) -> str:
-    """A Markdown summary: a pipe table of cases, then each failed check."""
+def step_summary(
+    report: SuiteReport, artifacts: Sequence[str] = (), limit: int = SUMMARY_LIMIT
+) -> str:
+    """The Markdown summary: the recap, every failed check, then a table of the cases.
+
+    Past `limit` bytes (UTF-8) the rest is left out, and a last line says how many failures
+    and cases were not shown and where the full report is (`artifacts`, else the log).
+    """
     status = "✅ all passed" if report.all_passed else f"❌ {report.failed} failed"
-    lines = [
-        f"### harness: {_cell(report.suite)} ({report.mode})",
+    head = [
+        f"### harness: {_cell(report.suite)} ({_cell(report.mode)})",
         "",
         f"{report.passed}/{report.total} cases passed, {status}",
         "",
-        "| | case | fixture | checks |",
-        "|---|---|---|---|",
     ]
-    for case in report.cases:
-        mark = "✅" if case.passed else "❌"
-        lines.append(f"| {mark} | {_cell(case.name)} | `{_cell(case.source)}` | {_checks(case)} |")
     failures = [case for case in report.cases if not case.passed]
-    if failures:
-        lines += ["", "#### Failures", ""]
-        for case in failures:
-            for problem in _problems(case):
-                lines.append(f"- **{_cell(case.name)}**: {_cell(problem)}")
+    failure_lines: list[str] = []
+    for case in failures:
+        problems = _problems(case)
+        # One entry a case, its every failed check with it: a cut never splits a case.
+        entry = [f"- **{_cell(case.name)}**: {_cell(problems[0])}"]
+        entry += (f"  - {_cell(problem)}" for problem in problems[1:])
+        failure_lines.append("\n".join(entry))
+    # Failing cases first in the table too: they are what a cut must keep.
+    ordered = failures + [case for case in report.cases if case.passed]
+    here = os.getcwd()
+    rows = [
+        f"| {'✅' if case.passed else '❌'} | {_cell(case.name)} "
+        f"| {_cell(relative_path(case.source, None, here))} | {_checks(case)} |"
+        for case in ordered
+    ]
+    where = ", ".join(_cell(path) for path in artifacts) or "the job log"
+    reserve = 400 + len(where.encode())
+    budget = limit - reserve
+    lines = list(head)
+    size = sum(len(line.encode()) + 1 for line in lines)
+    shown_failures = shown_rows = 0
+    sections = [
+        (["#### Failures", ""] if failure_lines else [], failure_lines),
+        (["", "#### Cases", "", "| | case | fixture | checks |", "|---|---|---|---|"], rows),
+    ]
+    for number, (title, body) in enumerate(sections):
+        title_size = sum(len(line.encode()) + 1 for line in title)
+        if not body or size + title_size + len(body[0].encode()) + 1 > budget:
+            continue  # a heading with nothing under it says nothing
+        lines += title
+        size += title_size
+        full = True
+        for line in body:
+            cost = len(line.encode()) + 1
+            if size + cost > budget:
+                full = False
+                break
+            lines.append(line)
+            size += cost
+            if number == 0:
+                shown_failures += line.startswith("- ")
+            else:
+                shown_rows += 1
+        if not full:
+            break  # the rest would only be the start of the next section
+    left_failures, left_rows = len(failures) - shown_failures, len(rows) - shown_rows
+    if left_failures or left_rows:
+        lines += [
+            "",
+            f"_Not shown: {left_failures} failing case(s) of {len(failures)} in the failures and "
+            f"{left_rows} of {len(rows)} case row(s): a job summary is limited to 1 MiB. "
+            f"The full report is in {where}._",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -52,24 +120,60 @@ def append_step_summary(markdown: str) -> None:
     if not path:
         return
     try:
-        with open(path, "a", encoding="utf-8") as file:
+        # Text reaching here is cleaned, but a lone surrogate must never cost the run.
+        with open(path, "a", encoding="utf-8", errors="backslashreplace") as file:
             file.write(markdown)
     except OSError as exc:
         complain(f"{path}: cannot append the job summary: {exc.strerror or exc}")
 
 
 def annotation_commands(report: SuiteReport, limit: int = MAX_ANNOTATIONS) -> list[str]:
-    """`::error` workflow commands for the first `limit` failing cases, at their fixture."""
+    """`::error` workflow commands for the first `limit` failing cases.
+
+    Each points at its fixture, relative to the repository root, and at the line of the
+    expectation that failed first when it is known.
+    """
     commands: list[str] = []
     for case in report.cases:
         if case.passed:
             continue
         if len(commands) == limit:
             break
-        first = _problems(case)[0]
-        file, title = _property(case.source), _property(case.name)
-        commands.append(f"::error file={file},title={title}::{_data(first)}")
+        failure = first_failure(case)
+        message = failure.text()
+        if failure.more:
+            message += f" (+{failure.more} more)"
+        where = f"file={workflow_property(relative_path(case.source))}"
+        line = failure_line(case, failure)
+        if line is not None:
+            where += f",line={line}"
+        title = workflow_property(truncate(case.name, CELL_LIMIT))
+        commands.append(
+            f"::error {where},title={title}::{workflow_data(truncate(message, MESSAGE_LIMIT))}"
+        )
     return commands
+
+
+def reporting_enabled() -> bool:
+    """Whether this job writes the summary and annotations (`HARNESS_GITHUB_REPORT`)."""
+    flag = os.environ.get("HARNESS_GITHUB_REPORT", "1").strip().lower()
+    return flag not in {"0", "false", "no", "off"}
+
+
+def publish(report: SuiteReport, output_format: str, artifacts: Sequence[str] = ()) -> None:
+    """Append the job summary and emit annotations when running in GitHub Actions."""
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    if not in_actions and not os.environ.get("GITHUB_STEP_SUMMARY"):
+        return
+    if not reporting_enabled():
+        return
+    append_step_summary(step_summary(report, artifacts))
+    if in_actions:
+        # Keep stdout parseable when it carries the JSON report.
+        stream = sys.stderr if output_format == "json" else sys.stdout
+        for command in annotation_commands(report):
+            print(command, file=stream)
+        stream.flush()
 
 
 def _problems(case: CaseReport) -> list[str]:
@@ -86,28 +190,5 @@ def _checks(case: CaseReport) -> str:
 
 
 def _cell(text: str) -> str:
-    """Text that cannot break a Markdown table row, cut to `CELL_LIMIT` characters."""
+    """Text that cannot break a Markdown table row or inject HTML, cut to `CELL_LIMIT`."""
     return markdown(text, CELL_LIMIT)
-
-
-def _data(text: str) -> str:
-    """Escape a workflow command's message."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    """Escape a workflow command's property value."""
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def publish(report: SuiteReport, output_format: str) -> None:
-    """Append the job summary and emit annotations when running in GitHub Actions."""
-    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    if not in_actions and not os.environ.get("GITHUB_STEP_SUMMARY"):
-        return
-    append_step_summary(step_summary(report))
-    if in_actions:
-        # Keep stdout parseable when it carries the JSON report.
-        stream = sys.stderr if output_format == "json" else sys.stdout
-        for command in annotation_commands(report):
-            print(command, file=stream)

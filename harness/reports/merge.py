@@ -2,14 +2,18 @@
 
 Each shard's JSON report records its shard (`I/N`) and the size of the whole suite, so a merge
 can refuse what would silently misreport: parts of different suites, modes or commits, a case
-reported twice, a shard given twice, a missing shard, or parts that do not add up to the suite.
+reported twice, a shard given twice or out of range, a missing shard, a suite size that cannot
+be, or parts that do not add up to the suite. A part of an interrupted shard is merged as far
+as it got, and the merged report keeps the interruption.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from harness.errors import MergeError
+from harness.reports.artifact import read_artifact
 from harness.reports.document import ReportDocument, decode_document, from_document
 from harness.reports.model import CaseReport, SuiteReport
 
@@ -19,22 +23,21 @@ __all__ = ["merge_reports", "read_part"]
 def read_part(path: str) -> ReportDocument:
     """One shard's JSON report.
 
+    Only a regular file is read, with a bound, never blocking (a FIFO or a device is refused).
+
     Raises:
         MergeError: It cannot be read or is not a harness JSON report.
     """
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError as exc:
-        raise MergeError(path, f"cannot read: {exc.strerror or exc}") from None
-    return decode_document(data, path, MergeError)
+    return decode_document(read_artifact(path, MergeError), path, MergeError)
 
 
 def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
     """The suite report the shards add up to, cases in suite (file-name) order.
 
     Each case is kept whole, as its part holds it, so the merged report is the unsharded
-    run's (its start and duration aside: the earliest start, the longest shard).
+    run's (its start and duration aside: the earliest start, the longest shard). When a part
+    was interrupted, the merged report is too (by the first such part's signal), and it holds
+    the cases that finished.
 
     Raises:
         MergeError: The parts do not form exactly one whole suite run.
@@ -43,6 +46,8 @@ def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
         raise MergeError("harness merge", "no parts given")
     first_path, first = parts[0]
     _check_same(parts, first_path, first)
+    for path, part in parts:
+        _check_range(path, part)
     _check_shards(parts, first_path, first)
     seen: dict[str, str] = {}
     cases: list[CaseReport] = []
@@ -52,8 +57,11 @@ def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
                 raise MergeError(path, f'case "{case.name}" is also in {seen[case.name]}')
             seen[case.name] = path
             cases.append(case)
+    for path, part in parts:
+        _check_share(path, part)
+    interrupted = next((part.interrupted for _, part in parts if part.interrupted), None)
     expected = first.suite_total if first.suite_total is not None else len(cases)
-    if len(cases) != expected:
+    if len(cases) != expected and interrupted is None:
         raise MergeError(first_path, f"the parts hold {len(cases)} cases, the suite has {expected}")
     cases.sort(key=lambda case: case.source)
     return SuiteReport(
@@ -64,6 +72,7 @@ def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
         started_at=min(part.started_at for _, part in parts),
         duration=max(part.duration_s for _, part in parts),
         suite_total=expected,
+        interrupted=interrupted,
     )
 
 
@@ -71,10 +80,42 @@ def _check_same(
     parts: Sequence[tuple[str, ReportDocument]], first_path: str, first: ReportDocument
 ) -> None:
     for path, part in parts[1:]:
-        for field in ("suite", "mode", "git_commit"):
+        for field in ("suite", "mode", "git_commit", "suite_total"):
             mine, theirs = getattr(part, field), getattr(first, field)
             if mine != theirs:
                 raise MergeError(path, f"{field} is {mine!r}, but {first_path} has {theirs!r}")
+
+
+def _check_range(path: str, part: ReportDocument) -> None:
+    """A part's shard is `I/N` with 1 <= I <= N."""
+    shard = part.shard
+    if shard is not None and not 1 <= shard.index <= shard.total:
+        raise MergeError(path, f"shard {shard} is out of range (I/N needs 1 <= I <= N)")
+
+
+def _check_share(path: str, part: ReportDocument) -> None:
+    """A part holds as many cases as its shard's share of the suite (fewer if interrupted)."""
+    shard = part.shard
+    if part.suite_total is None:
+        return
+    held = len(part.cases)
+    if part.suite_total < 0:
+        raise MergeError(path, f"suite_total {part.suite_total} is negative")
+    share = (
+        part.suite_total if shard is None else _share(shard.index, shard.total, part.suite_total)
+    )
+    if held > share or (held < share and part.interrupted is None):
+        of = "the suite" if shard is None else f"shard {shard}"
+        raise MergeError(
+            path,
+            f"suite_total {part.suite_total} cannot be: it holds {held} case(s), but {of} of"
+            f" a {part.suite_total}-case suite holds {share}",
+        )
+
+
+def _share(index: int, total: int, cases: int) -> int:
+    """How many of `cases` shard `index`/`total` takes: every `total`-th from the index-th."""
+    return max(0, (cases - index) // total + 1)
 
 
 def _check_shards(
@@ -100,7 +141,11 @@ def _check_shards(
                 path, f"shard {part.shard} is also given as {indexes[part.shard.index]}"
             )
         indexes[part.shard.index] = path
-    missing = sorted(set(range(1, total + 1)) - set(indexes))
-    if missing:
+    if len(indexes) < total:  # name the first few missing, never listing all of a huge N
+        missing = itertools.islice(
+            (index for index in range(1, total + 1) if index not in indexes), 5
+        )
         listed = ", ".join(f"{index}/{total}" for index in missing)
+        more = total - len(indexes) - 5
+        listed += f" and {more} more" if more > 0 else ""
         raise MergeError(first_path, f"shard(s) {listed} missing: every shard's report is needed")

@@ -35,6 +35,10 @@ class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What the run did, up to where it stopped."""
     duration: float = 0.0
     """Wall time of the case, in seconds."""
+    stdout: str = ""
+    """What the agent wrote to stdout during the case, bounded and redacted (empty: nothing)."""
+    stderr: str = ""
+    """What the agent wrote to stderr during the case, bounded and redacted."""
 
     @property
     def passed(self) -> bool:
@@ -68,6 +72,10 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     """How many cases the whole suite holds (-1: the same as `total`)."""
     interrupted: str | None = None
     """The signal that stopped the run early (`SIGINT`, `SIGTERM`), or None."""
+    stopped_early: bool = False
+    """Whether the run stopped at its first failed or errored case (`--exitfirst`)."""
+    selection: str | None = None
+    """Which cases of the suite were chosen (`-k EXPR`, paths, `--last-failed`), or None."""
 
     @property
     def total(self) -> int:

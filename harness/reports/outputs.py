@@ -41,10 +41,10 @@ class Outputs:
     def json(self) -> bytes:
         return b"".join(self.json_chunks())
 
-    def junit(self) -> bytes:
+    def junit(self, flavor: str = "full") -> bytes:
         from harness.reports.junit import to_junit_xml
 
-        return to_junit_xml(self.report, git_commit=self.git_commit)
+        return to_junit_xml(self.report, git_commit=self.git_commit, flavor=flavor)
 
 
 def show(outputs: Outputs, output_format: str) -> None:
@@ -62,8 +62,14 @@ def show(outputs: Outputs, output_format: str) -> None:
     sys.stdout.flush()
 
 
-def write_artifacts(outputs: Outputs, *, json_path: str | None, junit_path: str | None) -> None:
+def write_artifacts(
+    outputs: Outputs,
+    *,
+    json_path: str | None,
+    junit_path: str | None,
+    junit_flavor: str = "full",
+) -> None:
     if json_path:
         write_atomic(json_path, outputs.json_chunks())
     if junit_path:
-        write_atomic(junit_path, outputs.junit())
+        write_atomic(junit_path, outputs.junit(junit_flavor))

@@ -5,8 +5,10 @@ on their way into a `CaseReport`, so the table, the JSON and JUnit artifacts, th
 summary and the history never hold a secret that a tool or agent printed. Grading itself sees
 the real run. What counts as a credential is `harness.credentials`, the same shapes the
 privacy lint flags in fixtures. The rule: a credential keeps its first 4 characters, followed
-by `*[REDACTED]` (`api_key=abcd1234` -> `api_key=abcd*[REDACTED]`), and a PEM private key
-block is cut whole, after its BEGIN line.
+by `*[REDACTED]` (`api_key=abcd1234` -> `api_key=abcd*[REDACTED]`; one shorter than 8
+characters keeps none), and a PEM or PGP private key block is cut whole, after its BEGIN line.
+In a request body, the string value of a secret-looking key (`"api_key": "…"`) is a secret
+whatever it looks like (`credentials.secret_value`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from harness.credentials import KEEP, MARK, might_hold, patterns
+from harness.credentials import MARK, is_cut, keep, might_hold, patterns, secret_value
 from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
 from harness.reports.model import CaseReport
@@ -24,23 +26,26 @@ from harness.text import truncate
 __all__ = ["MARK", "RECORD_LIMIT", "for_report", "published", "redact"]
 
 
-def _keep(secret: str) -> str:
-    return secret[:KEEP] + MARK
-
-
 def redact(text: str) -> str:
     """`text` with every credential it holds cut to its first 4 characters and a mark."""
     if not might_hold(text):
         return text  # the common case: nothing that could be a credential
     compiled = patterns()
     text = compiled.pem.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
+    text = compiled.shapes.sub(lambda m: keep(m[0]), text)
+    text = compiled.header.sub(
+        lambda m: m[0] if is_cut(m[4]) else f"{m[1]}{m[2]}{m[3]}{keep(m[4])}", text
+    )
+    text = compiled.cookie.sub(
+        lambda m: f"{m[1]}{m[2]}{keep(m[3])}" if MARK not in m[3] else m[0], text
+    )
+    text = compiled.url.sub(lambda m: f"{m[1]}{keep(m[2])}" if MARK not in m[2] else m[0], text)
     text = compiled.keyed.sub(
-        lambda m: f"{m[1]}{m[2]}{m[3]}{_keep(m[4])}" if MARK not in m[4] else m[0], text
+        lambda m: f"{m[1]}{m[2]}{m[3]}{keep(m[4])}" if MARK not in m[4] else m[0], text
     )
-    text = compiled.scheme.sub(
-        lambda m: f"{m[1]}{m[2]}{_keep(m[3])}" if MARK not in m[3] else m[0], text
+    return compiled.scheme.sub(
+        lambda m: f"{m[1]}{m[2]}{keep(m[3])}" if MARK not in m[3] else m[0], text
     )
-    return compiled.shapes.sub(lambda m: _keep(m[0]), text)
 
 
 RECORD_LIMIT = 1_000_000
@@ -89,7 +94,7 @@ def _texts(report: CaseReport) -> list[str]:
     texts = [record.final_response, report.error or "", report.traceback or ""]
     texts += (grade.detail for grade in report.grades)
     for call in record.tool_calls:
-        texts += (call.arguments, call.result)
+        texts += (call.arguments, call.result or "")
     return texts
 
 
@@ -101,7 +106,8 @@ def _clean(texts: list[str]) -> bool:
 
 
 def _published_call(call: RecordedCall) -> RecordedCall:
-    arguments, result = for_report(call.arguments), for_report(call.result)
+    arguments = for_report(call.arguments)
+    result = None if call.result is None else for_report(call.result)
     if arguments == call.arguments and result == call.result:
         return call
     return msgspec.structs.replace(call, arguments=arguments, result=result)
@@ -114,8 +120,14 @@ def _published_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_published_json(item) for item in value]
     if isinstance(value, dict):
-        return {key: _published_json(item) for key, item in value.items()}
+        return {key: _published_value(key, item) for key, item in value.items()}
     return value
+
+
+def _published_value(key: Any, item: Any) -> Any:
+    if isinstance(item, str) and isinstance(key, str) and secret_value(key, item):
+        return keep(truncate(item, RECORD_LIMIT))
+    return _published_json(item)
 
 
 def _published_grade(grade: GradeResult) -> GradeResult:

@@ -107,8 +107,78 @@ def test_trend_writes_markdown_to_the_step_summary_and_an_html_page(
 
 
 def test_regression_gate_does_not_need_a_history(suite: Path, tmp_path: Path) -> None:
-    """Without --history, nothing is recorded and nothing is read."""
+    """Without --history, nothing is recorded: beside it, only the last-failed cache is kept."""
     config = tmp_path / "pyproject.toml"
     config.write_text('[tool.harness]\nhistory = "hist/h.sqlite"\n')
     assert main(["run", "--suite", str(suite), "--config", str(config)]) == 1
-    assert not (tmp_path / "hist").exists()
+    assert sorted(path.name for path in (tmp_path / "hist").iterdir()) == ["last-failed.json"]
+
+
+def test_last_keeps_the_history_run_numbers(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--last 2` of 4 runs shows runs #3 and #4, with dates and commits, not #1 and #2."""
+    history = str(tmp_path / "h.sqlite")
+    for _ in range(4):
+        main(["run", "--suite", str(suite), "--history", history])
+    capsys.readouterr()
+    assert main(["trend", "--history", history, "--last", "2", "--format", "json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert [run["number"] for run in runs] == [3, 4]
+    assert all(run["started_at"] for run in runs)
+    assert main(["trend", "--history", history, "--last", "2"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split()[0] for line in out.splitlines() if line[:2] in {"#1", "#2", "#3", "#4"}]
+    assert rows == ["#3", "#4"]
+    assert "#1" not in out
+    assert main(["trend", "--history", history, "--last", "2", "--format", "markdown"]) == 0
+    assert "| #3 | " in capsys.readouterr().out
+
+
+def test_trend_on_rows_of_the_wrong_types_is_one_line_naming_the_row(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A valid SQLite history with a text where a count belongs: exit 2, no traceback."""
+    import sqlite3
+
+    history = str(tmp_path / "h.sqlite")
+    main(["run", "--suite", str(suite), "--history", history])
+    with sqlite3.connect(history) as db:
+        db.execute("UPDATE runs SET total = 'many'")
+    capsys.readouterr()
+    assert main(["trend", "--history", history]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"harness: {history}: table 'runs', the row of run_id '")
+    assert err.endswith("column total: a value of the wrong type: Expected `int`, got `str`\n")
+    assert len(err.splitlines()) == 1
+
+
+def test_import_into_a_history_with_a_missing_table_refuses(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2, and no claim that anything was imported or already recorded."""
+    import sqlite3
+
+    report, history = tmp_path / "r.json", str(tmp_path / "h.sqlite")
+    main(["run", "--suite", str(suite), "--json", str(report), "--history", history])
+    with sqlite3.connect(history) as db:
+        db.execute("DROP TABLE case_results")
+    capsys.readouterr()
+    assert main(["history", "import", "--history", history, str(report)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"harness: {history}: is not a usable history: its table 'case_results' is missing\n"
+    )
+
+
+def test_import_refuses_a_fifo_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A FIFO named like an artifact is refused without opening it for a blocking read."""
+    import os
+
+    fifo = tmp_path / "run.json"
+    os.mkfifo(fifo)
+    history = str(tmp_path / "h.sqlite")
+    assert main(["history", "import", "--history", history, str(fifo)]) == 2
+    assert capsys.readouterr().err == f"harness: {fifo}: is not a regular file, not a report file\n"
+    assert not os.path.exists(history)  # refused before the history was touched

@@ -220,6 +220,27 @@ def test_a_recorded_run_replays_green_and_fails_for_a_broken_agent(
     assert main(["check", "--suite", suite]) == 0
 
 
+@pytest.mark.parametrize("agent", ["claude", "claude_streaming"])
+def test_an_anthropic_run_is_recorded_and_replayed(
+    agent: str,
+    upstream: tuple[str, list[str], type[FakeModel]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Anthropic Messages, streamed or not: tool_use blocks become steps; the key stays home."""
+    url, seen, _ = upstream
+    out = tmp_path / "suite" / "paris.json"
+    assert record(url, out, agent) == 0, capsys.readouterr().err
+    fixture = json.loads(out.read_text())
+    call = fixture["turns"][0]["steps"][0]["response"]["tool_calls"][0]
+    assert call == {"id": "toolu_w1", "name": "weather", "arguments": {"city": "Paris"}}
+    assert seen == [UPSTREAM_KEY] * 2
+    assert UPSTREAM_KEY not in out.read_text()
+    assert main(["run", "--suite", str(out.parent), "--agent", f"tests.record_agents:{agent}"]) == 0
+    broken = ["run", "--suite", str(out.parent), "--agent", "tests.record_agents:claude_broken"]
+    assert main(broken) == 1
+
+
 def test_an_upstream_error_exits_2_and_writes_nothing(
     upstream: tuple[str, list[str], type[FakeModel]],
     tmp_path: Path,

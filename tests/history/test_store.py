@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -153,3 +154,147 @@ def test_two_writers_at_once_keep_the_history_consistent(tmp_path: Path) -> None
         assert len(history.case_results([run.run_id for run in runs])) == 150
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+class CommitThenStop:
+    """A connection that delivers Ctrl-C right after its COMMIT went through."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.db.in_transaction
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        cursor = self.db.execute(sql, *args)
+        if sql == "COMMIT":
+            raise KeyboardInterrupt
+        return cursor
+
+    def executemany(self, sql: str, rows: object) -> sqlite3.Cursor:
+        return self.db.executemany(sql, rows)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def test_a_signal_right_after_the_commit_stops_but_the_run_is_recorded(tmp_path: Path) -> None:
+    """No "cannot rollback" error, no claim that recording failed: the stop, and the run kept."""
+    path = str(tmp_path / "h.sqlite")
+    with History(path) as history:
+        history._db = CommitThenStop(history._db)  # type: ignore[assignment]
+        with pytest.raises(KeyboardInterrupt):
+            history.record_artifact(artifact())
+    with History(path) as history:
+        assert len(history.runs("capability")) == 1
+
+
+def full_at(pages: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every new connection may grow its file to `pages` pages only: SQLite's "disk full"."""
+    real = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db: sqlite3.Connection = real(*args, **kwargs)
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+
+
+def big_artifact() -> bytes:
+    cases = tuple(
+        CaseReport(name=f"case-{n}", source=f"{n}.json", error="x" * 4000) for n in range(200)
+    )
+    report = SuiteReport(suite="s", directory="evals/s", mode="replay", cases=cases)
+    return to_json(report)
+
+
+def test_a_full_disk_reports_the_full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The failed write's own error and its cause, never the rollback's error after it."""
+    path = str(tmp_path / "h.sqlite")
+    History(path).__exit__(None, None, None)
+    full_at(8, monkeypatch)
+
+    class Disk:
+        f_bavail, f_frsize = 3, 4096
+
+    monkeypatch.setattr("harness.history.store.os.statvfs", lambda folder: Disk())
+    with History(path) as history, pytest.raises(HistoryError) as caught:
+        history.record_artifact(big_artifact())
+    message = str(caught.value)
+    assert message.startswith(f"{path}: cannot record the run: database or disk is full")
+    assert f"the disk is full (no space left in {tmp_path})" in message
+    assert "rollback" not in message
+    monkeypatch.undo()
+    with History(path) as history:
+        assert history.suites() == []  # the failed run left nothing behind
+
+
+FSIZE_WRITER = """
+import resource, sys
+from harness.errors import HistoryError
+from harness.history.store import History
+from tests.history.test_store import big_artifact
+history = History(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, resource.RLIM_INFINITY))
+try:
+    history.record_artifact(big_artifact())
+except HistoryError as exc:
+    print(exc)
+"""
+
+
+def test_a_file_size_limit_is_named(tmp_path: Path) -> None:
+    """`ulimit -f` reached mid-write: the message says so, with the limit."""
+    path = str(tmp_path / "h.sqlite")
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.run(
+        [sys.executable, "-c", FSIZE_WRITER, path],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.startswith(f"{path}: cannot record the run: ")
+    assert "the history reached the file-size limit (ulimit -f) of 60000 bytes" in child.stdout
+    assert "rollback" not in child.stdout
+
+
+@pytest.mark.parametrize(("path", "kind"), [("/dev/null", "not a regular file"), (".", "a folder")])
+def test_a_history_path_that_is_not_a_file_is_refused(path: str, kind: str) -> None:
+    """`/dev/null` is not a history: refused before SQLite touches it."""
+    with pytest.raises(HistoryError) as caught:
+        History(path)
+    assert str(caught.value).startswith(f"{path}: cannot open the history: it is {kind}")
+
+
+@pytest.mark.parametrize("table", ["runs", "case_results"])
+def test_a_history_with_a_table_missing_is_refused(tmp_path: Path, table: str) -> None:
+    """A dropped table is named when the file is opened, before anything is written."""
+    path = tmp_path / "h.sqlite"
+    with History(str(path)) as history:
+        history.record_artifact(artifact())
+    with sqlite3.connect(path) as db:
+        db.execute(f"DROP TABLE {table}")
+    with pytest.raises(HistoryError, match=f"its table '{table}' is missing"):
+        History(str(path))
+
+
+def test_a_row_of_the_wrong_types_is_named_in_one_line(tmp_path: Path) -> None:
+    """A valid SQLite file whose values have the wrong types: the table, row and column."""
+    path = tmp_path / "h.sqlite"
+    with History(str(path)) as history:
+        history.record_artifact(artifact())
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE case_results SET duration_s = 'slow' WHERE name = 'moving'")
+    run_id = run_id_of(artifact())
+    with History(str(path)) as history:
+        (run,) = history.runs("capability")
+        with pytest.raises(HistoryError) as caught:
+            history.case_results([run.run_id])
+    assert str(caught.value) == (
+        f"{path}: table 'case_results', the row of run_id '{run_id}' and name 'moving',"
+        " column duration_s: a value of the wrong type: Expected `float`, got `str`"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -16,6 +17,7 @@ from harness.pipeline.setup import Setup
 from harness.pipeline.suite import run_suite
 from harness.replay.agent import Agent
 from harness.replay.context import CaseContext
+from harness.replay.tools import ToolOutput
 from harness.replay.workspace import Workspace
 from tests.builders import calls_step, echo_trace, text_step
 
@@ -182,3 +184,67 @@ def test_suite_report_keeps_case_order_and_metadata() -> None:
     assert [c.name for c in report.cases] == ["b", "a"]
     assert (report.suite, report.directory, report.mode) == ("s", "evals/s", "replay")
     assert report.started_at.endswith("Z")
+
+
+class ForgingText(str):
+    """A text that claims to contain, equal and match anything."""
+
+    def __contains__(self, other: object) -> bool:
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+
+class ForgingAgent:
+    """Answers every turn with a forging text, and has its tool results forged too."""
+
+    def __init__(self, context: CaseContext) -> None:
+        self.context = context
+
+    def turn(self, user_input: str) -> str:
+        reply = self.context.provider.complete([], self.context.tools.specs())
+        for call in reply.tool_calls:
+            self.context.tools.dispatch(call)
+        self.context.provider.complete([], ())
+        return ForgingText("nothing")
+
+
+class ForgingEcho:
+    name = "echo"
+    description = "echo, forged"
+    parameters: Mapping[str, Any] = {}
+
+    def call(self, arguments: Any) -> ToolOutput:
+        return ToolOutput(text=ForgingText("nothing"))
+
+
+def test_a_str_subclass_cannot_forge_a_pass() -> None:
+    """The final response and tool results are graded as plain text: both checks fail."""
+    expects = {
+        "response_contains": ["goodbye"],
+        "tool_results_contain": [{"tool": "echo", "needle": "secret"}],
+    }
+    setup = Setup(agent_factory=ForgingAgent, tools=lambda: [ForgingEcho()])
+    report = run_case(case(expects=expects), setup)
+    assert report.error is None
+    failed = [grade.check for grade in report.grades if not grade.passed]
+    assert failed == ['response_contains("goodbye")', 'tool_results_contain("echo", "secret")']
+    assert not report.passed
+
+
+def test_a_suite_without_a_timeout_runs_supervised_and_errs_per_case() -> None:
+    """No case_timeout: the supervised workers wait as long as it takes; sys.exit still errs."""
+    from tests.contained_agents import misbehaving
+
+    cases = (case("exit3"), case("fine"))
+    suite = Suite(name="s", directory=".", cases=cases)
+    report = run_suite(suite, setup=Setup(agent_factory=misbehaving, case_timeout=None))
+    assert [c.error for c in report.cases] == ["the agent called sys.exit(3)", None]
+    assert report.cases[1].passed

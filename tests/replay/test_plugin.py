@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness._cli.main import main
+from harness.errors import ConfigError
 from tests.builders import echo_trace
 from tests.conftest import WriteFixture
 
@@ -261,7 +262,9 @@ def test_typo_in_an_expected_tool_name_is_refused_at_load(
     assert main(["run", "--suite", str(path.parent)]) == 2
     assert capsys.readouterr().err == (
         f'harness: {path}: $.expects.tools_not_used[0]: names tool "ecno", which is neither '
-        'registered nor scripted in this fixture (known: "echo"); did you mean "echo"?\n'
+        'registered nor scripted in this fixture (known: "echo"); did you mean "echo"?; '
+        "declare the agent's tools with tool_names = [...] in [tool.harness] or --tool-names "
+        "a,b, or register a Tool through `tools`\n"
     )
 
 
@@ -273,3 +276,23 @@ def test_registered_project_tools_count_as_known(
         "a.json", echo_trace(expects={"tools_not_used": ["upper"], "exact_tool_calls": 1})
     )
     assert main(["run", "--suite", str(path.parent), "--tools", "tests.agents:upper_tools"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "hint"),
+    [
+        (
+            "tests.agents:sync_agnet",
+            "'tests.agents' has no attribute 'sync_agnet'; did you mean \"sync_agent\"?",
+        ),
+        ("tests.agnets:sync_agent", 'did you mean "agents"?'),
+        ("tsts.agents:sync_agent", 'did you mean "tests"?'),
+    ],
+)
+def test_a_misspelled_factory_path_gets_a_did_you_mean(path: str, hint: str) -> None:
+    """As the fixture loader does for keys, a typo in a factory path names the close match."""
+    from harness.replay.plugin import load_agent_factory
+
+    with pytest.raises(ConfigError) as raised:
+        load_agent_factory(path, source="--agent", key=None, root=None)
+    assert str(raised.value).endswith(hint)

@@ -99,12 +99,16 @@ def test_an_error_status_is_a_failed_call() -> None:
     assert found.success is False
 
 
-def genai(name: str, call_id: str | None, arguments: str | None, start: int) -> Span:
+def genai(
+    name: str, call_id: str | None, arguments: str | None, start: int, result: str | None = None
+) -> Span:
     attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
     if call_id:
         attributes["gen_ai.tool.call.id"] = call_id
     if arguments is not None:
         attributes["gen_ai.tool.call.arguments"] = arguments
+    if result is not None:
+        attributes["gen_ai.tool.call.result"] = result
     return span(attributes, start=start)
 
 
@@ -118,23 +122,24 @@ SCRIPTED = [
 def test_spans_join_by_id_else_by_order() -> None:
     """Spans with ids go to their call; spans without, in start order, to the next call."""
     spans = [
-        genai("echo", None, '{"message":"second"}', start=20),
+        genai("echo", None, '{"message":"second"}', start=20, result="b"),
         genai("add", "c3", '{"a":1}', start=30),
-        genai("echo", None, '{"message":"first"}', start=10),
+        genai("echo", None, '{"message":"first"}', start=10, result="a"),
     ]
-    joined = join_spans(SCRIPTED, {"c1": "wire a", "c2": "wire b", "c3": "2"}, spans)
+    joined = join_spans(SCRIPTED, spans)
     assert joined.problems == ()
     assert [(e.name, e.arguments, e.result, e.observed) for e in joined.events] == [
-        ("echo", {"message": "first"}, "wire a", "span"),
-        ("echo", {"message": "second"}, "wire b", "span"),
-        ("add", {"a": 1}, "2", "span"),
+        ("echo", {"message": "first"}, "a", "span"),
+        ("echo", {"message": "second"}, "b", "span"),
+        ("add", {"a": 1}, None, "span"),
     ]
-    assert joined.missing == ()  # results not in the spans come from the wire
+    # A result the span did not capture is missing: recorded as none, never the wire's.
+    assert joined.missing == (("add", "c3", "result", "gen_ai.tool.call.result"),)
 
 
 def test_calls_without_spans_and_spans_without_calls_are_problems() -> None:
     spans = [genai("echo", "c1", "{}", 1), genai("delete_all", "c9", "{}", 2)]
-    joined = join_spans(SCRIPTED[:2], {"c1": "ok"}, spans)
+    joined = join_spans(SCRIPTED[:2], spans)
     assert joined.problems == (
         'the agent exported no execute_tool span for call "c2" (echo); '
         "is its tracing exporting to the harness, with content capture on?",
@@ -144,7 +149,7 @@ def test_calls_without_spans_and_spans_without_calls_are_problems() -> None:
 
 
 def test_uncaptured_arguments_error_exactly_the_expectations_that_read_them() -> None:
-    joined = join_spans(SCRIPTED[:1], {"c1": "a"}, [genai("echo", "c1", None, 1)])
+    joined = join_spans(SCRIPTED[:1], [genai("echo", "c1", None, 1, result="a")])
     assert joined.events[0].arguments is NOT_SEEN
     expects = msgspec.convert(
         {
@@ -162,3 +167,34 @@ def test_uncaptured_arguments_error_exactly_the_expectations_that_read_them() ->
         {"tool_results_contain": [{"tool": "echo", "needle": "a"}]}, Expects
     )
     assert uncaptured(only_results, joined) == []
+
+
+def test_an_uncaptured_result_errors_tool_results_contain_naming_the_attribute() -> None:
+    """No result in the span: `tool_results_contain` errors; the argument check still grades."""
+    joined = join_spans(SCRIPTED[:1], [genai("echo", "c1", '{"message":"a"}', 1)])
+    assert joined.events[0].result is None
+    expects = msgspec.convert(
+        {
+            "tool_arguments_contain": [{"tool": "echo", "needle": "a"}],
+            "tool_results_contain": [{"tool": "echo", "needle": "a"}],
+        },
+        Expects,
+    )
+    assert uncaptured(expects, joined) == [
+        'tool_results_contain("echo") cannot be graded: the span of call "c1" (echo) has '
+        "no gen_ai.tool.call.result; is content capture on?"
+    ]
+
+
+def test_a_failed_tool_without_a_result_is_no_capture_gap() -> None:
+    """A tool that raised returned nothing: its call is a failure without a result, and
+    `tool_results_contain` on it is graded (and fails), not refused."""
+    attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "echo",
+        "gen_ai.tool.call.id": "c1",
+        "gen_ai.tool.call.arguments": '{"message":"a"}',
+    }
+    joined = join_spans(SCRIPTED[:1], [span(attributes, error=True)])
+    assert [(e.result, e.success) for e in joined.events] == [(None, False)]
+    assert joined.missing == ()

@@ -248,22 +248,25 @@ def test_a_missing_extra_exits_2_with_one_line(
 def test_capture_off_errors_exactly_the_expectations_that_need_it(
     write_fixture: WriteFixture, tmp_path: Path
 ) -> None:
-    """No arguments in the spans: `tool_arguments_contain` cannot be graded and says why;
-    without it the same run grades, its results taken from the wire."""
+    """No arguments or results in the spans: `tool_arguments_contain` and `tool_results_contain`
+    cannot be graded and say why (the wire's results are never taken instead); without them
+    the same run grades, its calls recorded without results."""
     factory = ("--agent", "tests.otel_agents:pydantic_ai_no_content_factory", "--tool-spans")
     suite = write_fixture("echo.json", ECHO_42).parent
     status, doc = run(suite, tmp_path, *factory)
     assert status == 1
     assert doc["cases"][0]["error"] == (
         'tool_arguments_contain("echo") cannot be graded: the span of call "call_1" (echo) '
-        "has no gen_ai.tool.call.arguments; is content capture on?"
+        "has no gen_ai.tool.call.arguments; is content capture on?; "
+        'tool_results_contain("echo") cannot be graded: the span of call "call_1" (echo) '
+        "has no gen_ai.tool.call.result; is content capture on?"
     )
-    without = {**ECHO_42, "expects": {**ECHO_42["expects"], "tool_arguments_contain": []}}
-    write_fixture("echo.json", without)
+    expects = {**ECHO_42["expects"], "tool_arguments_contain": [], "tool_results_contain": []}
+    write_fixture("echo.json", {**ECHO_42, "expects": expects})
     status, doc = run(suite, tmp_path, *factory)
     assert doc["cases"][0]["error"] is None
     assert status == 0
-    assert [call["result"] for call in doc["cases"][0]["tool_calls"]] == ["order 42", "order 7"]
+    assert [call["result"] for call in doc["cases"][0]["tool_calls"]] == [None, None]
 
 
 def test_check_takes_tool_spans_and_counts_argument_and_success_mutants(

@@ -119,3 +119,115 @@ def test_arguments_that_are_not_json_are_still_recorded() -> None:
     _, observer = dispatch("echo", {"message": object()})
     (call,) = observer.record("").tool_calls
     assert call.arguments.startswith("{'message': <object object")
+
+
+class Forging(str):
+    """A text that claims to contain, and equal, anything."""
+
+    def __contains__(self, other: object) -> bool:
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+    def __str__(self) -> str:
+        return "goodbye and anything else"
+
+
+class Mutating:
+    """A tool that rewrites the arguments it was handed, and keeps them to rewrite later."""
+
+    name = "mutating"
+    description = "changes its arguments"
+    parameters: Mapping[str, Any] = {}
+
+    def __init__(self) -> None:
+        self.kept: list[Any] = []
+
+    def call(self, arguments: Any) -> ToolOutput:
+        arguments["message"] = "forged"
+        arguments["extra"] = [1]
+        self.kept.append(arguments)
+        return ToolOutput(text="ok")
+
+
+class Returning:
+    """A tool returning the `ToolOutput` it is built with."""
+
+    name = "returning"
+    description = "returns what it was given"
+    parameters: Mapping[str, Any] = {}
+
+    def __init__(self, output: ToolOutput) -> None:
+        self.output = output
+
+    def call(self, arguments: Any) -> ToolOutput:
+        return self.output
+
+
+def test_a_tool_that_mutates_its_arguments_cannot_change_the_record() -> None:
+    """The arguments are recorded as they were before dispatch, even if mutated after it."""
+    observer = RecordingObserver()
+    tool = Mutating()
+    registry = ToolRegistry([tool], observer)
+    arguments = {"message": "real", "nested": {"a": [1, 2]}}
+    registry.dispatch(ToolCall(id="c1", name="mutating", arguments=arguments))
+    tool.kept[-1]["nested"]["a"].append(3)  # later, too
+    assert arguments["message"] == "forged"  # the tool did change them
+    (call,) = observer.record("").tool_calls
+    assert call.arguments == '{"message":"real","nested":{"a":[1,2]}}'
+
+
+class Opaque:
+    def __repr__(self) -> str:
+        return "Opaque()"
+
+
+def test_non_json_arguments_are_recorded_as_they_were_before_dispatch() -> None:
+    """Arguments that are not JSON are fixed as their repr before the tool runs."""
+    observer = RecordingObserver()
+    registry = ToolRegistry([Mutating()], observer)
+    arguments = {"message": "real", "when": Opaque()}
+    registry.dispatch(ToolCall(id="c1", name="mutating", arguments=arguments))
+    (call,) = observer.record("").tool_calls
+    assert call.arguments == "{'message': 'real', 'when': Opaque()}"
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        (ToolOutput(text=123), "whose text is int, expected str"),  # type: ignore[arg-type]
+        (ToolOutput(text=None), "whose text is NoneType, expected str"),  # type: ignore[arg-type]
+        (ToolOutput(text="x", success="yes"), "whose success is str, expected bool"),  # type: ignore[arg-type]
+    ],
+)
+def test_a_tool_output_of_the_wrong_types_is_a_failed_call(output: ToolOutput, reason: str) -> None:
+    """Not a grader traceback: a failed call that says what was wrong."""
+    observer = RecordingObserver()
+    registry = ToolRegistry([Returning(output)], observer)
+    result = registry.dispatch(ToolCall(id="c1", name="returning", arguments={}))
+    expected = f"Error executing returning: returned a ToolOutput {reason}"
+    assert (result.text, result.success) == (expected, False)
+    (call,) = observer.record("").tool_calls
+    assert (call.result, call.success) == (expected, False)
+
+
+def test_a_str_subclass_is_handed_on_and_recorded_as_a_plain_str() -> None:
+    """Its overridden `__contains__`/`__eq__` (and `__str__`) are never what grading sees."""
+    observer = RecordingObserver()
+    registry = ToolRegistry([Returning(ToolOutput(text=Forging("hello")))], observer)
+    result = registry.dispatch(ToolCall(id="c1", name="returning", arguments={}))
+    assert type(result.text) is str
+    assert result.text == "hello"
+    (call,) = observer.record(Forging("final")).tool_calls
+    assert type(call.result) is str
+    assert "goodbye" not in call.result
+    record = observer.record(Forging("final"))
+    assert type(record.final_response) is str
+    assert record.final_response == "final"

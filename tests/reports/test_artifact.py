@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ArtifactError
-from harness.reports.artifact import write_atomic
+from harness.reports.artifact import read_artifact, write_atomic
 
 
 def test_write_creates_parents_and_leaves_no_temp_file(tmp_path: Path) -> None:
@@ -79,3 +79,62 @@ def test_a_run_killed_mid_write_leaves_the_old_artifact_intact(tmp_path: Path) -
     finally:
         child.wait()
     assert json.loads(target.read_text()) == {"all_passed": True}
+
+
+STALLED_WRITER = """
+import os, signal, sys, time
+from harness.reports import artifact
+
+if sys.argv[3] == "raise":
+    def stop(signum, frame):
+        raise SystemExit(7)
+    signal.signal(signal.SIGTERM, stop)
+
+def stall(fd):
+    open(sys.argv[2], "w").close()  # tell the parent the temp file is on disk
+    time.sleep(60)
+
+artifact.os.fsync = stall
+artifact.write_atomic(sys.argv[1], b"x" * 1_000_000)
+"""
+
+
+@pytest.mark.parametrize(("handler", "status"), [("default", -signal.SIGTERM), ("raise", 7)])
+def test_sigterm_mid_write_leaves_no_temp_file(tmp_path: Path, handler: str, status: int) -> None:
+    """Whether SIGTERM kills the process outright or its handler raises, the .tmp is gone."""
+    target = tmp_path / "out" / "report.json"
+    ready = tmp_path / "ready"
+    argv = [sys.executable, "-c", STALLED_WRITER, str(target), str(ready), handler]
+    child = subprocess.Popen(argv)
+    try:
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            assert child.poll() is None, "the writer exited before it was stopped"
+            assert time.monotonic() < deadline, "the writer never reached the write"
+            time.sleep(0.01)
+        assert [name for name in os.listdir(target.parent) if name.endswith(".tmp")]
+        child.send_signal(signal.SIGTERM)
+    finally:
+        child.wait()
+    assert child.returncode == status  # the signal did what it would have done
+    assert os.listdir(target.parent) == []
+
+
+def test_a_write_restores_the_signal_handlers_it_wraps(tmp_path: Path) -> None:
+    """Outside a write, SIGTERM and SIGINT are handled as before it."""
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    write_atomic(str(tmp_path / "report.json"), b"{}")
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
+
+
+def test_read_artifact_reads_a_regular_file_and_refuses_a_device(tmp_path: Path) -> None:
+    """The bytes of a report file; `/dev/zero` refused at once, as the loader refuses it."""
+    path = tmp_path / "report.json"
+    path.write_bytes(b'{"a": 1}')
+    assert read_artifact(str(path), ArtifactError) == b'{"a": 1}'
+    with pytest.raises(ArtifactError, match="not a regular file, not a report file"):
+        read_artifact("/dev/zero", ArtifactError)
+    with pytest.raises(ArtifactError, match="is a folder, not a report file"):
+        read_artifact(str(tmp_path), ArtifactError)
+    with pytest.raises(ArtifactError, match="over the 4-byte limit"):
+        read_artifact(str(path), ArtifactError, 4)

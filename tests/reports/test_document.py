@@ -151,6 +151,18 @@ def test_a_report_read_back_from_its_document_is_the_same_report() -> None:
     assert to_document(back, git_commit="abc123") == document
 
 
+def test_captured_output_is_in_the_document_only_when_there_is_some() -> None:
+    """stdout/stderr round-trip through the document, and an empty capture adds no key."""
+    printed = CaseReport(name="p", source="p.json", grades=(OK,), stdout="DEBUG: x\n", stderr="w\n")
+    quiet = CaseReport(name="q", source="q.json", grades=(OK,))
+    document = json.loads(to_json(suite(printed, quiet)))
+    assert (document["cases"][0]["stdout"], document["cases"][0]["stderr"]) == ("DEBUG: x\n", "w\n")
+    assert "stdout" not in document["cases"][1]
+    assert "stderr" not in document["cases"][1]
+    back = from_document(decode_document(to_json(suite(printed, quiet)), "r.json", MergeError))
+    assert back.cases == (printed, quiet)
+
+
 def test_a_report_of_a_newer_schema_version_is_refused() -> None:
     """Fields of a newer document may mean what this harness does not know: not read at all."""
     newer = to_json(suite()).replace(

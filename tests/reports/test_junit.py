@@ -1,24 +1,39 @@
-"""JUnit XML: what GitHub and GitLab read, and junit-xml's traps guarded."""
+"""JUnit XML: what GitLab, Jenkins and the GitHub reporters read, correct at the edges."""
 
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 import xmlschema
 
 from harness._cli.main import main
 from harness.grading.result import GradeResult
-from harness.reports.junit import DETAIL_LIMIT, to_junit_xml
+from harness.reports.junit import (
+    DETAIL_LIMIT,
+    MESSAGE_LIMIT,
+    OUTPUT_LIMIT,
+    JUnitContext,
+    junit_names,
+    suite_header,
+    to_junit_xml,
+)
+from harness.reports.junit import (
+    testcase_xml as render_testcase,
+)
 from harness.reports.model import CaseReport, SuiteReport
+from harness.text import QUOTE_LIMIT
 from harness.version import __version__
 from tests.builders import echo_trace, record, text_step
 from tests.conftest import WriteFixture
 
-SCHEMA = xmlschema.XMLSchema(
-    str(Path(__file__).resolve().parents[1].joinpath("data") / "junit.xsd")
-)
+DATA = Path(__file__).resolve().parents[1] / "data"
+SCHEMA = xmlschema.XMLSchema(str(DATA / "junit.xsd"))
+# The Jenkins xUnit plugin's junit-10.xsd, unmodified (jenkinsci/xunit-plugin 8c515de).
+JENKINS = xmlschema.XMLSchema(str(DATA / "junit-10.xsd"))
 HOSTILE = "bad\x00nul \x1b[31mred\x1b[0m lone\ud800surrogate"
 
 
@@ -65,11 +80,34 @@ def test_junit_parses_and_validates_against_the_common_schema() -> None:
     SCHEMA.validate(xml.decode())
 
 
+def test_strict_flavor_validates_against_the_unmodified_jenkins_schema() -> None:
+    """`strict` is junit-10 exactly; `full` differs from it by testcase file and line only."""
+    strict = to_junit_xml(mixed_report(), git_commit="abc123", flavor="strict")
+    JENKINS.validate(strict.decode())
+    assert not [c for c in parse(strict).iter("testcase") if {"file", "line"} & set(c.attrib)]
+    full = parse(to_junit_xml(mixed_report(), git_commit="abc123"))
+    assert not JENKINS.is_valid(ET.tostring(full, encoding="unicode"))
+    for case in full.iter("testcase"):
+        case.attrib.pop("file")
+        case.attrib.pop("line", None)
+    JENKINS.validate(ET.tostring(full, encoding="unicode"))
+
+
+def test_an_unknown_flavor_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown JUnit flavour"):
+        to_junit_xml(mixed_report(), flavor="loose")
+
+
 def test_one_testsuite_named_after_the_suite_with_properties() -> None:
-    """The testsuite carries the suite name, timestamp and run properties."""
-    (suite,) = parse(to_junit_xml(mixed_report(), git_commit="abc123")).iter("testsuite")
+    """The testsuite carries the suite name, run time, timestamp, host and run properties."""
+    xml = to_junit_xml(mixed_report(), git_commit="abc123", hostname="ci-runner-1")
+    (suite,) = parse(xml).iter("testsuite")
     assert suite.get("name") == "regression"
+    assert suite.get("time") == parse(xml).get("time") == "0.250"
     assert suite.get("timestamp") == "2026-01-02T03:04:05.678Z"
+    assert suite.get("hostname") == "ci-runner-1"
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
+    assert parse(to_junit_xml(mixed_report())).find("testsuite").get("hostname")  # type: ignore[union-attr]
     properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert properties == {"mode": "replay", "harness_version": __version__, "git_commit": "abc123"}
 
@@ -80,32 +118,104 @@ def test_unknown_commit_is_left_out() -> None:
     assert "git_commit" not in {p.get("name") for p in suite.iter("property")}
 
 
-def test_testcase_attributes_and_time_always_present() -> None:
-    """name, classname, file and time (0.000 included) on every testcase."""
+def test_testcase_attributes_and_each_its_own_time() -> None:
+    """name, classname, file and time (its own duration, 0 included) on every testcase."""
     cases = list(parse(to_junit_xml(mixed_report())).iter("testcase"))
     assert [(c.get("name"), c.get("classname"), c.get("file")) for c in cases] == [
         ("passing", "harness.regression", "evals/regression/a.json"),
         ("failing", "harness.regression", "evals/regression/b.json"),
         ("errored", "harness.regression", "evals/regression/c.json"),
     ]
-    assert [c.get("time") for c in cases] == ["0.000", "0.125", "0.000"]
+    assert [c.get("time") for c in cases] == ["0.000000", "0.125000", "0.000000"]
 
 
-def test_failure_has_a_count_message_and_a_body_naming_each_failed_check() -> None:
-    """GitLab shows the body, so the body lists every failed check with its detail."""
+def test_the_file_is_relative_to_the_repository_however_the_suite_was_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Absolute, `./x` and `x` give the same path, from the git top-level down."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "evals" / "s").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "evals")
+    files = set()
+    for source in ("s/a.json", "./s/a.json", str(tmp_path / "evals" / "s" / "a.json")):
+        case = CaseReport(name="a", source=source, grades=(grade("a", True),))
+        report = SuiteReport(
+            suite="s", directory=source.rpartition("/")[0], mode="replay", cases=(case,)
+        )
+        root = parse(to_junit_xml(report))
+        files.add((root.find("testsuite").get("file"), root.find(".//testcase").get("file")))  # type: ignore[union-attr]
+    assert files == {("evals/s", "evals/s/a.json")}
+
+
+def test_names_that_collide_after_cleaning_are_both_disambiguated() -> None:
+    """Names differing only in control characters never merge; others stay as they are."""
+    names = junit_names(
+        [
+            ("same\x1b[1m", "s/a.json"),
+            ("same", "s/b.json"),
+            ("tab\tname", "s/c.json"),
+            ("x", "s/d.json"),
+        ]
+    )
+    assert names == ["same [a.json]", "same [b.json]", "tab\\tname", "x"]
+    assert junit_names([("a\nb", "s/a.json"), ("a b", "s/b.json")]) == [
+        "a\\nb",
+        "a b",
+    ]
+    assert junit_names([("a\u0085b", "s/a.json"), ("a\\x85b", "s/b.json")]) == [
+        "a\\x85b [a.json]",
+        "a\\x85b [b.json]",
+    ]
+
+
+def test_colliding_names_are_unique_in_the_document() -> None:
+    """End to end, GitLab and EnricoMi see distinct (classname, name) pairs."""
+    cases = tuple(
+        CaseReport(name=name, source=f"evals/s/{index}.json", grades=(grade("a", False),))
+        for index, name in enumerate(["dup\x00", "dup\\x00", "dup\x07"])
+    )
+    report = SuiteReport(suite="s", directory="evals/s", mode="replay", cases=cases)
+    names = [case.get("name") for case in parse(to_junit_xml(report)).iter("testcase")]
+    assert len(set(names)) == 3
+    assert names == ["dup\\x00 [0.json]", "dup\\x00 [1.json]", "dup\\x07"]
+
+
+def test_failure_message_names_the_first_failed_check_and_counts_the_rest() -> None:
+    """dorny and mikepenz show only the message: it says why; the body lists every check."""
     failing = parse(to_junit_xml(mixed_report())).findall(".//testcase[@name='failing']")[0]
     (failure,) = failing.findall("failure")
-    assert failure.get("message") == "2 of 3 checks failed"
+    assert failure.get("message") == "b: b missed (+1 more)"
     assert failure.text == "✗ b: b missed\n✗ c: c missed"
 
 
-def test_error_message_is_in_message_and_body() -> None:
-    """A run error becomes <error> with the message twice."""
+def test_failure_message_is_one_bounded_line() -> None:
+    """A multi-line or huge detail is cut to its first line, within MESSAGE_LIMIT."""
+    detail = "first line\nsecond\nthird"
+    case = CaseReport(name="m", source="e/m.json", grades=(grade("k", False, detail),))
+    report = SuiteReport(suite="s", directory="e", mode="replay", cases=(case,))
+    assert parse(to_junit_xml(report)).find(".//failure").get("message") == (  # type: ignore[union-attr]
+        "k: first line …[+2 more lines]"
+    )
+    huge = CaseReport(name="h", source="e/h.json", grades=(grade("k", False, "y" * 9000),))
+    report = SuiteReport(suite="s", directory="e", mode="replay", cases=(huge,))
+    message = parse(to_junit_xml(report)).find(".//failure").get("message") or ""  # type: ignore[union-attr]
+    assert message.startswith("k: yyy")
+    assert message.endswith("…[truncated 8703 chars]")
+    assert len(message) < MESSAGE_LIMIT + 40
+
+
+def test_error_message_is_the_first_line_and_the_body_the_whole_error() -> None:
+    """A run error becomes <error>: its message the error's first line, its body all of it."""
     errored = parse(to_junit_xml(mixed_report())).findall(".//testcase[@name='errored']")[0]
     (error,) = errored.findall("error")
     assert error.get("message") == error.text
     assert error.text is not None
     assert error.text.startswith("boom: bad\\x00nul red lone\\ud800")
+    case = CaseReport(name="e", source="e/e.json", error="Traceback:\n  line 1\nValueError")
+    report = SuiteReport(suite="s", directory="e", mode="replay", cases=(case,))
+    (error,) = parse(to_junit_xml(report)).iter("error")
+    assert error.get("message") == "Traceback: …[+2 more lines]"
+    assert error.text == "Traceback:\n  line 1\nValueError"
 
 
 def test_system_out_carries_the_tool_call_trace_and_final_response() -> None:
@@ -117,6 +227,65 @@ def test_system_out_carries_the_tool_call_trace_and_final_response() -> None:
     assert 'final response: "bad' in out
     assert "\x1b" not in out
     assert "\x00" not in out
+
+
+def test_system_out_cuts_the_middle_and_keeps_the_final_response() -> None:
+    """A huge trace loses calls from its middle; the first calls and the final response stay."""
+    calls = tuple(("echo", json.dumps({"n": index}), "r" * 1000, True) for index in range(200))
+    case = CaseReport(
+        name="long",
+        source="e/long.json",
+        grades=(grade("a", False),),
+        record=record("THE FINAL ANSWER", calls),
+    )
+    report = SuiteReport(suite="s", directory="e", mode="replay", cases=(case,))
+    out = parse(to_junit_xml(report)).findtext(".//system-out") or ""
+    assert len(out) <= OUTPUT_LIMIT + 100
+    assert out.startswith('tool calls: 200\n  1. echo {"n": 0} -> "rrr')
+    assert "…[truncated " in out
+    assert out.endswith('final response: "THE FINAL ANSWER"\ntokens: 0 in, 0 out')
+
+
+def test_arguments_are_cut_like_results() -> None:
+    """Neither a huge argument nor a huge result passes QUOTE_LIMIT characters."""
+    big = "a" * (QUOTE_LIMIT + 500)
+    case = CaseReport(
+        name="args",
+        source="e/args.json",
+        grades=(grade("a", False),),
+        record=record("done", (("echo", big, big, True),)),
+    )
+    report = SuiteReport(suite="s", directory="e", mode="replay", cases=(case,))
+    out = parse(to_junit_xml(report)).findtext(".//system-out") or ""
+    assert out.count("…[truncated 500 chars]") == 2
+
+
+def test_attachment_markers_in_observed_text_are_neutralised() -> None:
+    """`[[ATTACHMENT|/etc/passwd]]` from a tool result is no attachment for Jenkins or GitLab."""
+    hostile = "[[ATTACHMENT|/etc/passwd]] and [[attachment|x]] [[PROPERTY|a=b]]"
+    case = CaseReport(
+        name="att",
+        source="e/att.json",
+        grades=(grade("a", False),),
+        record=record(hostile, (("echo", hostile, hostile, True),)),
+    )
+    report = SuiteReport(suite="s", directory="e", mode="replay", cases=(case,))
+    out = parse(to_junit_xml(report)).findtext(".//system-out") or ""
+    assert not re.search(r"\[\[(ATTACHMENT|PROPERTY)\|", out, re.IGNORECASE)
+    assert out.count("[ [ATTACHMENT|") == 3
+
+
+def test_testcase_xml_renders_one_case_for_streaming() -> None:
+    """Each case renders on its own: the document is the header, the cases, the closing tags."""
+    report = mixed_report()
+    context = JUnitContext(report.suite, report.directory)
+    names = junit_names((case.name, case.source) for case in report.cases)
+    header = suite_header(report, report.cases, context, hostname="h")
+    body = "".join(
+        render_testcase(case, name, context) for case, name in zip(report.cases, names, strict=True)
+    )
+    assembled = (header + body + "  </testsuite>\n</testsuites>\n").encode()
+    assert assembled == to_junit_xml(report, hostname="h")
 
 
 def test_a_case_without_grades_is_never_silently_passed() -> None:
@@ -175,3 +344,31 @@ def test_cli_junit_counts_equal_the_json_report(
             entry = next(c for c in doc["cases"] if c["name"] == case.get("name"))
             for failed in (g for g in entry["grades"] if not g["passed"]):
                 assert failed["check"] in failure.text
+
+
+def test_line_points_at_the_expectation_that_failed_first(
+    write_fixture: WriteFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The testcase `line` is the fixture line of the first failed check's expectation."""
+    trace = echo_trace(
+        expects={
+            "response_contains": ["echo tool", "missing"],
+            "max_tool_calls": 0,
+            "requests": None,
+        }
+    )
+    del trace["expects"]["requests"]
+    text = json.dumps(trace, indent=2)
+    path = write_fixture("a.json", text)
+    lines = text.splitlines()
+    wanted = next(i for i, line in enumerate(lines, 1) if '"missing"' in line)
+    monkeypatch.chdir(tmp_path)
+    junit = tmp_path / "r.junit.xml"
+    assert main(["run", "--suite", str(path.parent), "--junit", str(junit)]) == 1
+    (case,) = parse(junit.read_bytes()).iter("testcase")
+    assert case.get("file") == "suite/a.json"
+    assert case.get("line") == str(wanted)
+    failure = case.find("failure")
+    assert failure is not None
+    assert failure.get("message", "").startswith('response_contains("missing"): not found')
+    assert failure.get("message", "").endswith("(+1 more)")

@@ -38,4 +38,42 @@ def test_table_rows_failures_under_their_case_and_a_summary() -> None:
     assert lines[4].strip() == '✗ response_contains("x"): not found'
     assert lines[5].split()[:3] == ["✗", "err", "s/err.json"]
     assert lines[6].strip() == "error: Agent exceeded maximum tool iterations (10)"
-    assert lines[-1] == "1/3 cases passed (2 failed)"
+    assert lines[-4:] == [
+        "",
+        'FAILED bad (s/bad.json): response_contains("x")',
+        "ERROR err (s/err.json): Agent exceeded maximum tool iterations (10)",
+        "1 failed, 1 errored, 1 passed in 0.00s",
+    ]
+
+
+def test_the_table_is_laid_out_as_tabulate_simple_would() -> None:
+    """Rendering the table directly gives tabulate's `simple` layout byte for byte."""
+    from tabulate import tabulate
+
+    from harness.reports.table import table_rows
+
+    names = ["a", " padded name ", "x" * 40, "tab\there", "ünïcödé", "", "中文"]
+    report = SuiteReport(
+        suite="s",
+        directory="s",
+        mode="replay",
+        cases=tuple(
+            CaseReport(
+                name=name,
+                source=f"s/{index}.json",
+                grades=(GradeResult(check="a", passed=True, detail="ok"),),
+            )
+            for index, name in enumerate(names)
+        ),
+    )
+    expected = tabulate(
+        table_rows(report),
+        headers=["", "case", "source", "checks"],
+        tablefmt="simple",
+        disable_numparse=True,
+    )
+    rendered = render_table(report).splitlines()
+    assert "\n".join(rendered[: 2 + len(names)]) == expected
+    empty = SuiteReport(suite="s", directory="s", mode="replay", cases=())
+    expected = tabulate([], headers=["", "case", "source", "checks"], tablefmt="simple")
+    assert render_table(empty).splitlines()[:2] == expected.splitlines()

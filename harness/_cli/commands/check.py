@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from harness._cli.arguments import names
 from harness.config import find_pyproject, load_config
 
 if TYPE_CHECKING:
@@ -36,19 +37,40 @@ def register(commands: Any) -> None:
         nargs="+",
         help="suite folders (--suite a b, or --suite a --suite b; default: config suite_dir)",
     )
-    check.add_argument("--format", choices=("table", "json"), default="table")
     check.add_argument(
-        "--min-strength", metavar="SCORE", type=_fraction, help="fail fixtures scoring below (0-1)"
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="what stdout shows (default: table)",
     )
-    check.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
-    check.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
+    check.add_argument(
+        "--min-strength",
+        metavar="SCORE",
+        type=_fraction,
+        help="fail fixtures scoring below, 0-1 (default: none)",
+    )
+    check.add_argument(
+        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
+    )
+    check.add_argument(
+        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+    )
+    check.add_argument(
+        "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
+    )
+    check.add_argument(
+        "--tool-names",
+        metavar="A,B",
+        type=names,
+        help="the agent's own tools, which fixtures may name (default: config tool_names)",
+    )
     check.add_argument(
         "--tool-spans",
         action="store_true",
         default=None,
-        help="wire agents export tool spans: grade and count argument and success mutants",
+        help="wire agents export tool spans: grade and count argument and success mutants "
+        "(default: config tool_spans)",
     )
-    check.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
     check.set_defaults(handler=check_command)
 
 
@@ -63,7 +85,12 @@ def check_command(args: argparse.Namespace) -> int:
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
     setup, tool_names = setup_from(
-        config, config_path, agent=args.agent, tools=args.tools, tool_spans=args.tool_spans
+        config,
+        config_path,
+        agent=args.agent,
+        tools=args.tools,
+        tool_names=args.tool_names,
+        tool_spans=args.tool_spans,
     )
     report = check_suites(
         args.suite or [config.suite_dir],
@@ -113,7 +140,25 @@ def render_check(report: CheckReport) -> str:
     ]
     headers = ["fixture", "kind", "killed", "score", "surviving mutants"]
     lines += ["", tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True), ""]
-    warnings = len(report.findings) - report.errors
-    verdict = "clean" if not report.errors else "problems found"
-    lines.append(f"{verdict}: {report.errors} error(s), {warnings} warning(s)")
+    hinted = [s for s in report.strengths if s.hints]
+    if hinted:
+        lines.append("how to make them stronger:")
+        for s in hinted:
+            score = f"{s.score:.2f}" if s.score is not None else "-"
+            lines.append(f"  {printable(s.name)} ({printable(s.file)}, strength {score}):")
+            lines += [f"    {printable(hint)}" for hint in s.hints]
+        lines.append("")
+    lines.append(verdict(report))
     return "\n".join(lines)
+
+
+def verdict(report: CheckReport) -> str:
+    """The last line: `clean` only when there is nothing at all to report."""
+    warnings = len(report.findings) - report.errors
+    hinted = sum(bool(s.hints) for s in report.strengths)
+    counts = f"{report.errors} error(s), {warnings} warning(s), {hinted} fixture(s) with hints"
+    if report.errors:
+        return f"problems found: {counts}"
+    if warnings or hinted:
+        return f"no errors, but not clean: {counts}"
+    return f"clean: {counts}"

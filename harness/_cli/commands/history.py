@@ -17,16 +17,19 @@ def register(commands: Any) -> None:
     actions = history.add_subparsers(dest="action", required=True, metavar="ACTION")
     imports = actions.add_parser("import", help="record runs from JSON report artifacts")
     imports.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="harness JSON reports")
-    imports.add_argument("--history", metavar="PATH", help="history file (default: config)")
-    imports.add_argument("--config", metavar="PATH", help="pyproject.toml to read")
+    imports.add_argument("--history", metavar="PATH", help="history file (default: config history)")
+    imports.add_argument(
+        "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
+    )
     imports.set_defaults(handler=import_command)
 
 
 def import_command(args: argparse.Namespace) -> int:
     """Import every artifact, or none when one cannot be read: an import never half-happens."""
     from harness.history.store import History
+    from harness.reports.artifact import read_artifact
 
-    artifacts = [(path, _read(path)) for path in args.artifacts]
+    artifacts = [(path, read_artifact(path, HistoryError)) for path in args.artifacts]
     path = args.history or load_config(args.config).history
     added = 0
     with History(path) as history:
@@ -37,11 +40,3 @@ def import_command(args: argparse.Namespace) -> int:
     skipped = len(artifacts) - added
     print(f"{path}: imported {added} run(s), {skipped} already recorded")
     return 0
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as file:
-            return file.read()
-    except OSError as exc:
-        raise HistoryError(path, f"cannot read: {exc.strerror or exc}") from None

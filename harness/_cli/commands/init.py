@@ -28,17 +28,24 @@ def register(commands: Any) -> None:
     )
     agent = init.add_mutually_exclusive_group()
     agent.add_argument(
-        "--agent", metavar="MODULE:FACTORY", help="the project's agent factory (config `agent`)"
+        "--agent",
+        metavar="MODULE:FACTORY",
+        help="the project's agent factory (default: none, the reference loop)",
     )
     agent.add_argument(
         "--agent-command",
         metavar="COMMAND",
-        help="an agent in any language, run against the replay endpoint (config `agent_command`)",
+        help="an agent in any language, over the replay endpoint (default: none)",
     )
     init.add_argument(
-        "--ci", choices=("github", "gitlab"), default="github", help="the CI pipeline to write"
+        "--ci",
+        choices=("github", "gitlab"),
+        default="github",
+        help="the CI pipeline to write (default: github)",
     )
-    init.add_argument("--force", action="store_true", help="overwrite files init wrote before")
+    init.add_argument(
+        "--force", action="store_true", help="overwrite files init wrote before (default: off)"
+    )
     init.set_defaults(handler=init_command)
 
 

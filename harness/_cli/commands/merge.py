@@ -1,4 +1,8 @@
-"""`harness merge`: one report from the JSON reports of a sharded run."""
+"""`harness merge`: one report from the JSON reports of a sharded run.
+
+In GitHub Actions the merged report also writes the job summary and the annotations, as
+`harness run` does: a sharded workflow gets them from its merge job.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +16,32 @@ def register(commands: Any) -> None:
     """Add `merge` to the subcommands."""
     merge = commands.add_parser("merge", help="combine shard reports (--shard) into one report")
     merge.add_argument("parts", nargs="+", metavar="PART.json", help="each shard's JSON report")
-    merge.add_argument("--json", metavar="PATH", help="write the merged JSON report")
-    merge.add_argument("--junit", metavar="PATH", help="write the merged JUnit XML report")
-    merge.add_argument("--format", choices=("table", "json"), default="table")
+    merge.add_argument(
+        "--json", metavar="PATH", help="write the merged JSON report (default: none)"
+    )
+    merge.add_argument("--junit", metavar="PATH", help="write the merged JUnit XML (default: none)")
+    merge.add_argument(
+        "--junit-flavor",
+        choices=("full", "strict"),
+        default="full",
+        help="full: testcase file/line for CI reporters; strict: junit-10 (default: full)",
+    )
+    merge.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="what stdout shows (default: table)",
+    )
     merge.set_defaults(handler=merge_command)
 
 
 def merge_command(args: argparse.Namespace) -> int:
-    """Merge, report like `harness run`, and exit with the merged result's status."""
+    """Merge, report like `harness run`, and exit with the merged result's status.
+
+    A merge of an interrupted shard exits as that shard did (130 for SIGINT, 143 for SIGTERM).
+    """
+    from harness.pipeline.interrupt import exit_status
+    from harness.reports.github import publish
     from harness.reports.merge import merge_reports, read_part
     from harness.reports.outputs import Outputs, show, write_artifacts
 
@@ -28,5 +50,10 @@ def merge_command(args: argparse.Namespace) -> int:
     commit = parts[0][1].git_commit
     outputs = Outputs(report, git_commit=commit)
     show(outputs, args.format)
-    write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
+    write_artifacts(
+        outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
+    )
+    publish(report, args.format, [path for path in (args.json, args.junit) if path])
+    if report.interrupted is not None:
+        return exit_status(report.interrupted)
     return report.exit_code()

@@ -21,34 +21,44 @@ def register(commands: Any) -> None:
         "--upstream",
         metavar="URL",
         required=True,
-        help="the real model server (OpenAI- or Anthropic-compatible), e.g. https://host/v1",
+        help="the model server, OpenAI- or Anthropic-compatible: https://host/v1 (required)",
     )
-    record.add_argument("--out", metavar="PATH", required=True, help="the fixture file to write")
+    record.add_argument(
+        "--out", metavar="PATH", required=True, help="the fixture file to write (required)"
+    )
     record.add_argument(
         "--input",
         metavar="TEXT",
         action="append",
         required=True,
-        help="a user turn; repeat for a multi-turn conversation",
+        help="a user turn; repeat for a multi-turn conversation (required)",
     )
     agent = record.add_mutually_exclusive_group()
-    agent.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
     agent.add_argument(
-        "--agent-command", metavar="COMMAND", help="an agent in any language (JSON lines)"
+        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
     )
-    record.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
+    agent.add_argument(
+        "--agent-command",
+        metavar="COMMAND",
+        help="an agent in any language (default: config agent_command)",
+    )
     record.add_argument(
-        "--allow-private", action="store_true", help="write even if the privacy lint finds data"
+        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+    )
+    record.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="write even if the privacy lint finds data (default: off)",
     )
     record.add_argument(
         "--timeout",
         metavar="SECONDS",
         type=seconds,
         default=120.0,
-        help="how long one upstream request may take (default 120)",
+        help="how long one upstream request may take (default: 120)",
     )
     record.add_argument(
-        "--config", metavar="PATH", help="pyproject.toml to read (default: nearest)"
+        "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
     )
     record.set_defaults(handler=record_command)
 

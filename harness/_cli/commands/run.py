@@ -1,11 +1,13 @@
-"""`harness run`: load -> replay -> grade -> report -> exit status."""
+"""`harness run`: load -> select -> replay -> grade -> report -> exit status."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
-from harness._cli.arguments import jobs, seconds
+from harness._cli.arguments import EXIT_STATUSES, jobs, names, seconds
+from harness._cli.pipe import reader_gone
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
 from harness.errors import UsageError
@@ -14,6 +16,11 @@ from harness.pipeline.setup import setup_from
 from harness.reports.github import publish
 from harness.reports.outputs import Outputs, show, write_artifacts
 
+if TYPE_CHECKING:
+    from harness._cli.progress import Progress
+    from harness.fixtures.suite import Suite
+    from harness.reports.model import SuiteReport
+
 __all__ = ["LIVE_MODE_MESSAGE", "register"]
 
 LIVE_MODE_MESSAGE = "live mode is not implemented yet (Phase 0 supports --mode replay only)"
@@ -21,45 +28,128 @@ LIVE_MODE_MESSAGE = "live mode is not implemented yet (Phase 0 supports --mode r
 
 def register(commands: Any) -> None:
     """Add `run` to the subcommands."""
-    run = commands.add_parser("run", help="replay a suite and report pass/fail")
-    run.add_argument("--suite", metavar="DIR", help="suite folder (default: config suite_dir)")
-    run.add_argument("--mode", choices=MODES, help="replay (default) or live (not in Phase 0)")
-    run.add_argument(
-        "--format", choices=("table", "json"), default="table", help="what stdout shows"
+    run = commands.add_parser(
+        "run",
+        help="replay a suite and report pass/fail",
+        description="Replay a suite's fixtures through the agent and grade them.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("--json", metavar="PATH", help="also write the JSON report to PATH")
-    run.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report to PATH")
+    run.add_argument(
+        "paths",
+        metavar="PATH",
+        nargs="*",
+        help="fixture files or a suite folder to run (default: the whole suite)",
+    )
+    run.add_argument("--suite", metavar="DIR", help="suite folder (default: config suite_dir)")
+    run.add_argument("--mode", choices=MODES, help="replay or live (default: config mode, replay)")
+    run.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="what stdout shows (default: table)",
+    )
+    run.add_argument("--json", metavar="PATH", help="also write the JSON report (default: none)")
+    run.add_argument("--junit", metavar="PATH", help="also write JUnit XML (default: none)")
+    run.add_argument(
+        "--junit-flavor",
+        choices=("full", "strict"),
+        default="full",
+        help="full: testcase file/line for CI reporters; strict: junit-10 (default: full)",
+    )
     run.add_argument(
         "--history",
         metavar="PATH",
         nargs="?",
         const="",
-        help="record the run in the history (default path: config history)",
+        help="record the run in the history (default: off; PATH: config history)",
     )
-    run.add_argument("--agent", metavar="MODULE:FACTORY", help="the project's agent factory")
-    run.add_argument("--tools", metavar="MODULE:FACTORY", help="the project's tools factory")
+    run.add_argument(
+        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
+    )
+    run.add_argument(
+        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+    )
     run.add_argument(
         "--agent-command",
         metavar="COMMAND",
-        help="an agent in any language, replayed over the OpenAI-compatible endpoint",
+        help="an agent in any language, over the endpoint (default: config agent_command)",
+    )
+    run.add_argument(
+        "--tool-names",
+        metavar="A,B",
+        type=names,
+        help="the agent's own tools, which fixtures may name (default: config tool_names)",
     )
     run.add_argument(
         "--tool-spans",
         action="store_true",
         default=None,
-        help="record wire agents' tool calls from the OpenTelemetry spans they export",
+        help="record wire agents' tool calls from the OpenTelemetry spans they export "
+        "(default: config tool_spans)",
     )
     run.add_argument(
-        "--case-timeout", metavar="SECONDS", type=seconds, help="per-case limit (default 60)"
+        "--case-timeout",
+        metavar="SECONDS",
+        type=seconds,
+        help="per-case limit (default: config case_timeout, 60)",
     )
     run.add_argument(
-        "--jobs", metavar="N", type=jobs, default=1, help="worker processes, or auto (cores)"
+        "--jobs",
+        metavar="N|auto",
+        type=jobs,
+        default=1,
+        help="worker processes, or auto: one per core (default: 1)",
     )
     run.add_argument(
-        "--shard", metavar="I/N", help="run shard I of N of the sorted suite (auto: CI_NODE_*)"
+        "--shard",
+        metavar="I/N|auto",
+        help="run shard I of N of the sorted suite; auto: CI_NODE_INDEX/TOTAL (default: off)",
     )
-    run.add_argument("--config", metavar="PATH", help="pyproject.toml to read (default: nearest)")
+    run.add_argument("-k", dest="keyword", metavar="EXPR", help=_KEYWORD_HELP)
+    run.add_argument(
+        "-x",
+        "--exitfirst",
+        action="store_true",
+        help="stop at the first failed or errored case (default: off)",
+    )
+    run.add_argument(
+        "--lf",
+        "--last-failed",
+        dest="last_failed",
+        action="store_true",
+        help="run only the cases that failed or errored last time (default: off)",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print each case's verdict as it finishes (default: off)",
+    )
+    run.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the output; auto: on a terminal, unless NO_COLOR (default: auto)",
+    )
+    run.add_argument(
+        "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
+    )
+    run.add_argument(
+        "-s",
+        "--capture",
+        nargs="?",
+        const="no",
+        default="fd",
+        choices=("fd", "no"),
+        help="fd: capture the agent's output per case; -s or no: show it live (default: fd)",
+    )
     run.set_defaults(handler=run_command)
+
+
+_KEYWORD_HELP = (
+    "run the cases whose name or path contains the words, joined by not/and/or (default: all)"
+)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -72,6 +162,8 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from harness._cli.last_failed import cache_path
+    from harness._cli.selection import apply_selection, suite_folder
     from harness.fixtures.shard import parse_shard
     from harness.fixtures.suite import load_suite
     from harness.pipeline.suite import run_suite
@@ -91,27 +183,122 @@ def _run(args: argparse.Namespace) -> int:
         tools=args.tools,
         agent_command=args.agent_command,
         case_timeout=args.case_timeout,
+        capture=args.capture != "no",
+        tool_names=args.tool_names,
         tool_spans=args.tool_spans,
     )
-    suite = load_suite(args.suite or config.suite_dir, tool_names, config.limits, args.jobs)
+    folder = suite_folder(args.suite, args.paths, config.suite_dir)
+    suite = load_suite(folder, tool_names, config.limits, args.jobs)
+    if setup.agent_command:
+        _refuse_unobservable(suite, tool_spans=setup.tool_spans)
+    cache = cache_path(config.history)
+    suite = apply_selection(suite, args, cache)
     if shard is not None:
         suite = suite.sharded(shard)
+    paint, terminal = None, False
+    if args.format == "table" or args.verbose:  # a JSON run imports nothing for the terminal
+        from harness._cli.colour import is_terminal, palette, use_colour
+
+        paint = palette(use_colour(args.color, sys.stdout))
+        terminal = is_terminal(sys.stdout)
+    progress = _progress(args, len(suite.cases), paint, terminal=terminal)
     with stop_on_sigterm():
-        report = run_suite(suite, mode=mode, setup=setup, jobs=args.jobs)
+        if progress is not None:
+            progress.start()
+        try:
+            report = run_suite(
+                suite,
+                mode=mode,
+                setup=setup,
+                jobs=args.jobs,
+                on_case=None if progress is None else progress.on_case,
+                stop=_failed if args.exitfirst else None,
+            )
+        finally:
+            if progress is not None:
+                progress.finish()
     del suite  # the report holds what is shown; the decoded fixtures can go before rendering
+    _remember(cache, report)
     outputs = Outputs(report)
-    show(outputs, args.format)
-    write_artifacts(outputs, json_path=args.json, junit_path=args.junit)
-    if args.history is not None and report.interrupted is None:
-        _record(outputs, args.history or config.history)  # a partial run would skew the trend
-    publish(report, args.format)
+    try:
+        if args.format == "table":
+            from harness.reports.table import render_table
+
+            print(render_table(report, paint))
+            sys.stdout.flush()
+        else:
+            show(outputs, args.format)
+    except BrokenPipeError:  # the reader went away: the artifacts and the status still count
+        reader_gone()
+    write_artifacts(
+        outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
+    )
+    if args.history is not None:
+        _record(outputs, args.history or config.history)
+    try:
+        publish(report, args.format, [path for path in (args.json, args.junit) if path])
+    except BrokenPipeError:
+        reader_gone()
     if report.interrupted is not None:
         return exit_status(report.interrupted)
     return report.exit_code()
 
 
+def _progress(
+    args: argparse.Namespace, total: int, paint: Any, *, terminal: bool
+) -> Progress | None:
+    """The progress line (table output on a terminal) and `-v` lines, or None for neither.
+
+    Off a terminal nothing is imported for it: a piped run pays nothing.
+    """
+    line = terminal and args.format == "table"
+    if not line and not args.verbose:
+        return None
+    from harness._cli.colour import palette, use_colour
+    from harness._cli.progress import Progress
+
+    verbose = None
+    if args.verbose:  # beside --format json, the verdicts go to stderr: stdout is the document
+        verbose = sys.stdout if args.format == "table" else sys.stderr
+        if verbose is sys.stderr:
+            paint = palette(use_colour(args.color, sys.stderr))
+    return Progress(total, stream=sys.stdout if line else None, verbose=verbose, paint=paint)
+
+
+def _failed(case: Any) -> bool:
+    return not case.passed
+
+
+def _remember(cache: str, report: SuiteReport) -> None:
+    from harness._cli.last_failed import remember
+
+    remember(cache, report)
+
+
+def _refuse_unobservable(suite: Suite, *, tool_spans: bool) -> None:
+    """Refuse, before anything runs, what an `agent_command` agent's wire cannot show (nothing
+    when its tool spans show it)."""
+    from harness.errors import SuiteError
+    from harness.grading.evidence import load_refusals
+
+    refused = load_refusals(suite.cases, "agent_command", tool_spans=tool_spans)
+    if refused:
+        noun = "fixture" if len(refused) == 1 else "fixtures"
+        raise SuiteError(suite.directory, f"{len(refused)} {noun} refused", tuple(refused))
+
+
 def _record(outputs: Outputs, path: str) -> None:
+    """Record a whole run in the history; a partial one would skew the trend, so it is not."""
     from harness.history.store import History
+    from harness.text import complain
+
+    report = outputs.report
+    if report.interrupted is not None:
+        return
+    if report.stopped_early or report.selection is not None:
+        why = "stopped at its first failure" if report.stopped_early else "a selection"
+        complain(f"--history: this run is not recorded ({why}): it would skew the trend")
+        return
 
     with History(path) as history:
         history.record_artifact(outputs.json())

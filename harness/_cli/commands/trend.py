@@ -23,12 +23,25 @@ def register(commands: Any) -> None:
     trend = commands.add_parser("trend", help="show a suite's pass-rate trend from the history")
     trend.add_argument("--suite", metavar="NAME", help="suite name (default: the latest run's)")
     trend.add_argument(
-        "--last", metavar="N", type=positive_int, default=DEFAULT_LAST, help="runs to show"
+        "--last",
+        metavar="N",
+        type=positive_int,
+        default=DEFAULT_LAST,
+        help=f"runs to show (default: {DEFAULT_LAST})",
     )
-    trend.add_argument("--format", choices=("table", "json", "markdown"), default="table")
-    trend.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page")
-    trend.add_argument("--history", metavar="PATH", help="history file (default: config)")
-    trend.add_argument("--config", metavar="PATH", help="pyproject.toml to read")
+    trend.add_argument(
+        "--format",
+        choices=("table", "json", "markdown"),
+        default="table",
+        help="what stdout shows (default: table)",
+    )
+    trend.add_argument(
+        "--html", metavar="PATH", help="also write a self-contained HTML page (default: none)"
+    )
+    trend.add_argument("--history", metavar="PATH", help="history file (default: config history)")
+    trend.add_argument(
+        "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
+    )
     trend.set_defaults(handler=trend_command)
 
 
@@ -72,4 +85,5 @@ def _load_trend(args: argparse.Namespace) -> Any:
             raise UsageError(f"{path}: no recorded runs of suite {suite!r} (recorded: {known})")
         runs = history.runs(suite, args.last)
         results = history.case_results([run.run_id for run in runs])
-    return compute_trend(suite, runs, results)
+        first = history.run_count(suite) - len(runs) + 1
+    return compute_trend(suite, runs, results, first)

@@ -1,0 +1,112 @@
+"""Reaping: ending every process a supervised worker's agent left running after its case.
+
+On Linux the worker is made a *child subreaper*, so a process its agent starts and orphans
+(a daemon that double-forks, a helper whose parent exited) is re-parented to the worker, not
+to init, and stays findable. After each case the worker ends all of its descendants: SIGTERM
+first, then SIGKILL for those still alive after a short grace, then reaps them. With no child
+at all (the common case) that costs one `waitpid` call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+
+__all__ = ["GRACE_S", "adopt_orphans", "descendants", "end_descendants"]
+
+GRACE_S = 1.0
+"""Seconds a descendant has to exit after SIGTERM before it gets SIGKILL."""
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans() -> None:
+    """Make this process the subreaper of its descendants, and die with its parent (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl: orphans go to init, as elsewhere
+        return
+
+
+def end_descendants(grace: float = GRACE_S) -> None:
+    """SIGTERM every descendant of this process, SIGKILL the ones left after `grace`, reap all."""
+    if not _has_children():
+        return
+    deadline = time.monotonic() + grace
+    _signal_all(descendants(), signal.SIGTERM)
+    while time.monotonic() < deadline:
+        _reap()
+        if not _has_children():
+            return
+        time.sleep(0.01)
+    for _ in range(10):  # a killed parent hands its own children on to this process
+        left = descendants()
+        if not left:
+            break
+        _signal_all(left, signal.SIGKILL)
+        time.sleep(0.01)
+        _reap()
+    _reap()
+
+
+def descendants(root: int | None = None) -> list[int]:
+    """The ids of every living descendant of `root` (default: this process), from /proc."""
+    root = os.getpid() if root is None else root
+    parents: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields and fields[0] != b"Z":  # a zombie is dead already: reaping it is enough
+            parents.setdefault(int(fields[1]), []).append(int(name))
+    found: list[int] = []
+    frontier = [root]
+    while frontier:
+        children = parents.get(frontier.pop(), [])
+        found += children
+        frontier += children
+    return found
+
+
+def _has_children() -> bool:
+    _reap()
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return True
+
+
+def _reap() -> None:
+    """Collect the exit status of every child that has exited."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _signal_all(pids: list[int], signum: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signum)
