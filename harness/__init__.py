@@ -2,7 +2,7 @@
 
 The package is laid out as the path a run takes, each stage importing only those before it:
 
-- `errors`, `messages`, `text`, `credentials`, `chat_format`, `version`, `_parallel`: the
+- `errors`, `messages`, `text`, `credentials`, `chat_format`, `files`, `version`, `_parallel`: the
   shared vocabulary (the exception tree, what crosses an agent's boundaries, text safety).
 - `fixtures/`: what a case is; fixture files read and admitted fail-closed; the suite.
 - `replay/`: playing a case to an agent: the scripted model, tools, turns, the wire

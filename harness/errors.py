@@ -9,6 +9,7 @@ Every error the harness raises on purpose derives from `HarnessError`::
     ├── SuiteError               a suite cannot load: `.directory`, `.problems`
     ├── ArtifactError            a report file could not be written: `.path`
     ├── HistoryError             the run history cannot be read or written: `.path`
+    ├── UnreadableFile           a file named by the user is not one to read: `.path`, `.reason`
     ├── MergeError               shard reports that cannot be merged into one: `.path`
     ├── WireRequestError         a request the replay endpoint answers with a 400 (never leaves it)
     └── CaseError                one case's run went wrong; the case errors, the suite goes on
@@ -166,3 +167,17 @@ class MergeError(HarnessError):
 
 class ExtensionError(CaseError):
     """An observer or grader extension failed; the message names it and its error."""
+
+
+class UnreadableFile(HarnessError):
+    """A file the harness was pointed at cannot be read as one (callers name its kind).
+
+    Attributes:
+        path: The file.
+        reason: Why, in a few words ("is a folder, not a fixture file").
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")

@@ -20,8 +20,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "harness"
 MAX_LINES = 400
 
-GROUND = {"errors", "messages", "text", "version", "_parallel", "credentials", "chat_format"}
-GROUND_MAY_IMPORT = {"chat_format": {"harness.messages"}}
+GROUND = {
+    "errors",
+    "messages",
+    "text",
+    "version",
+    "_parallel",
+    "credentials",
+    "chat_format",
+    "files",
+}
+GROUND_MAY_IMPORT = {"chat_format": {"harness.messages"}, "files": {"harness.errors"}}
 RANK = {
     "fixtures": 1,
     "replay": 2,

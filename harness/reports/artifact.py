@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
 from typing import Any
 
-from harness.errors import ArtifactError, HarnessError
+from harness.errors import ArtifactError, HarnessError, UnreadableFile
+from harness.files import read_regular
 
 __all__ = ["MAX_ARTIFACT_BYTES", "read_artifact", "write_atomic"]
 
@@ -25,7 +25,6 @@ MAX_ARTIFACT_BYTES = 512 * 1024 * 1024
 """A report file larger than this is refused before it is read (`harness merge`, import)."""
 
 # Non-blocking, so that opening a FIFO named like a report cannot hang the command.
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -145,39 +144,8 @@ def read_artifact(
     """
     if max_bytes is None:
         max_bytes = MAX_ARTIFACT_BYTES
+    limit = f"the {max_bytes}-byte limit for a report file"
     try:
-        fd = os.open(path, _READ_FLAGS)
-    except OSError as exc:
-        raise error(path, _unreadable(path, exc)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise error(path, f"is {kind}, not a report file")
-        if info.st_size > max_bytes:
-            raise error(path, _too_large(info.st_size, max_bytes))
-        chunks = [os.read(fd, info.st_size + 1)]
-        size = len(chunks[0])
-        while chunks[-1] and size <= max_bytes:  # the file grew while it was read: read on
-            chunks.append(os.read(fd, max_bytes + 1 - size))
-            size += len(chunks[-1])
-    except OSError as exc:
-        raise error(path, f"cannot read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    if size > max_bytes:
-        raise error(path, _too_large(size, max_bytes))
-    return b"".join(chunks)
-
-
-def _unreadable(path: str, exc: OSError) -> str:
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return "is not a regular file, not a report file"  # a socket, say: no open()
-    except OSError:
-        pass
-    return f"cannot read: {exc.strerror or exc}"
-
-
-def _too_large(size: int, limit: int) -> str:
-    return f"is {size} bytes, over the {limit}-byte limit for a report file"
+        return read_regular(path, max_bytes, kind="report file", limit=limit)
+    except UnreadableFile as exc:
+        raise error(path, exc.reason) from None

@@ -14,7 +14,8 @@ from harness.version import __version__
 from tests.test_ci_templates import called_sessions, commands, load
 
 PIN = f"replay-harness=={__version__}"
-ACTION = re.compile(r"[\w-]+/[\w-]+(/[\w-]+)*@v\d+\.\d+\.\d+")
+ACTION = re.compile(r"[\w-]+/[\w-]+(/[\w-]+)*@[0-9a-f]{40}")
+PINNED_LINE = re.compile(r"uses: [\w/-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$")
 
 
 def test_the_github_workflow_runs_exactly_the_sessions_and_keeps_their_evidence(
@@ -31,6 +32,11 @@ def test_the_github_workflow_runs_exactly_the_sessions_and_keeps_their_evidence(
     assert PIN in workflow["env"]["HARNESS_REQUIREMENT"]
     jobs = workflow["jobs"]
     assert set(jobs) == {"regression", "capability", "live"}
+    uses = [
+        line.strip().removeprefix("- ") for line in path.read_text().splitlines() if "uses:" in line
+    ]
+    assert uses
+    assert all(PINNED_LINE.fullmatch(line) for line in uses), uses  # commit SHA, tag in a comment
     for name, job in jobs.items():
         steps = job["steps"]
         assert job["strategy"]["fail-fast"] is False
