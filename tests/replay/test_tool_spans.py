@@ -279,3 +279,41 @@ def test_check_takes_tool_spans_and_counts_argument_and_success_mutants(
     unicode_case = next(s for s in strengths if "unicode" in s["file"])
     assert unicode_case["score"] == 1.0
     assert unicode_case["total"] >= 2
+
+
+def test_check_counts_the_argument_and_success_mutants_of_span_records(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over the bare wire those mutants are not made (nothing observes them); from spans they
+    are, and a fixture that checks only results lets them survive, named."""
+    only_results = {
+        **ECHO_42,
+        "expects": {"tool_results_contain": [{"tool": "echo", "needle": "7"}]},
+    }
+    suite = str(write_fixture("echo.json", only_results).parent)
+
+    def strength(*flags: str) -> dict[str, Any]:
+        main(["check", "--suite", suite, "--format", "json", *flags])
+        found: dict[str, Any] = json.loads(capsys.readouterr().out)["strengths"][0]
+        return found
+
+    wire = strength("--agent", "tests.wire_agents:factory")
+    spans = strength("--agent", "tests.otel_agents:factory", "--tool-spans")
+    assert wire["total"] > 0
+    assert spans["total"] > wire["total"]
+    assert not any("argument" in s or "success" in s for s in wire["survivors"])
+    assert any("argument" in s for s in spans["survivors"])
+
+
+def test_workers_forked_after_the_receiver_started_still_receive(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """A supervised worker forgets the receiver its parent started (its serving thread was
+    not forked) and starts its own, so the spans reach the case."""
+    from harness.replay.otlp import shared_receiver
+
+    shared_receiver()  # started in this (the parent) process
+    suite = write_fixture("echo.json", ECHO_42).parent
+    status, doc = run(suite, tmp_path, "--agent", "tests.otel_agents:factory", "--tool-spans")
+    assert doc["cases"][0]["error"] is None
+    assert status == 0
