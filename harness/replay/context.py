@@ -5,7 +5,8 @@ An agent is built by `factory(context)`. An in-process agent plays the case thro
 or Anthropic client, a framework) reads `context.base_url` (OpenAI, ending in `/v1`) or
 `context.anthropic_base_url` (the host alone) and `context.api_key` instead, and the case is
 then replayed over the wire. Reading any of them opens the case's session on the replay
-endpoint, so in-process agents never pay for the server.
+endpoint, so in-process agents never pay for the server. With tool spans on, `context.otel`
+says where the agent exports the spans its calls are recorded from.
 """
 
 from __future__ import annotations
