@@ -1,5 +1,5 @@
-"""Sessions: regression (default), capability, live, shard, merge, bench, tests, node_clients,
-lint.
+"""Sessions: regression (default), capability, live, shard, merge, bench, bench-peers, tests,
+node_clients, lint.
 
 Every session runs with the interpreter nox was started with.
 """
@@ -149,6 +149,18 @@ def bench(session: nox.Session) -> None:
     session.run(
         "python", "-m", "harness._bench", "--out", f"{ARTIFACTS}/bench.json", *session.posargs
     )
+
+
+@nox.session(name="bench-peers", default=False)
+def bench_peers(session: nox.Session) -> None:
+    """The one-tool echo case through harness, pydantic-evals and Inspect AI: ratios and RSS.
+
+    Installs the peers (pydantic-evals with pydantic-ai's FunctionModel, Inspect AI with its
+    mockllm model) in this session's own environment; never part of `tests` or CI.
+    """
+    session.install(".", "pydantic-evals", "pydantic-ai-slim", "inspect-ai")
+    session.run("python", "-m", "compileall", "-q", "-j", "0", session.virtualenv.location)
+    session.run("python", "-m", "harness._bench.peers", *session.posargs)
 
 
 @nox.session

@@ -410,6 +410,10 @@ def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
             "30",
             "--repeat",
             "1",
+            "--rss-sizes",
+            "10,20",
+            "--slow-cases",
+            "4",
             "--out",
             str(out),
         ],
@@ -429,6 +433,10 @@ def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
     ]
     assert [row["mix"] for row in figures["load"]] == ["mix", "text"]
     assert figures["start"]["python_c_pass_s"] > 0
+    assert [row["output"] for row in figures["outputs"]] == ["default", "json", "all artifacts"]
+    assert [row["cases"] for row in figures["memory"]] == [10, 20]
+    assert [row["agent"] for row in figures["jobs"]] == ["20 ms agent", "echo case"]
+    assert figures["workers"]["start_s"] > 0
 
 
 def test_bench_peak_rss_is_the_child_own() -> None:

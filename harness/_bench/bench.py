@@ -79,17 +79,44 @@ def measure_load(folder: str, size: int, repeat: int, mix: str = "mix") -> dict[
     }
 
 
+_MODULES = (
+    "import sys; {setup}; "
+    "print(sum(1 for name in sys.modules if name == 'harness' or name.startswith('harness.')))"
+)
+
+
 def measure_start(spawner: Spawner, suite: str, repeat: int) -> dict[str, float]:
-    """Cold start of `harness run` on a small suite against `python -c pass`."""
+    """Cold start of `harness run` on a small suite, and of `import harness`, against
+    `python -c pass`; and how many harness modules `import harness` and parsing `harness run`'s
+    arguments each import."""
+    import subprocess
+
     bare, _ = spawner.median([sys.executable, "-c", "pass"], repeat)
+    imported, _ = spawner.median([sys.executable, "-c", "import harness"], repeat)
     harness, rss = spawner.median(
         [sys.executable, "-m", "harness", "run", "--suite", suite], repeat
     )
+    parse = "from harness._cli.main import build_parser; build_parser('run').parse_args(['run'])"
+    counts = [
+        int(
+            subprocess.run(
+                [sys.executable, "-c", _MODULES.format(setup=setup)],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=os.path.dirname(suite),
+            ).stdout
+        )
+        for setup in ("import harness", parse)
+    ]
     return {
         "python_c_pass_s": bare,
+        "import_harness_s": imported,
         "harness_run_s": harness,
         "extra_s": harness - bare,
         "peak_rss_mib": rss / 1024,
+        "import_harness_modules": counts[0],
+        "parse_run_arguments_modules": counts[1],
     }
 
 
@@ -137,6 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000", help="suite sizes to generate")
     parser.add_argument("--repeat", type=int, default=5, help="repeats per figure (median)")
     parser.add_argument("--start-suite", default="evals/regression", help="suite for cold start")
+    parser.add_argument(
+        "--rss-sizes",
+        help="suite sizes for peak RSS, all artifacts on (default: the largest "
+        "of --sizes and ten times it)",
+    )
+    parser.add_argument("--slow-cases", type=int, default=200, help="cases for the jobs figures")
     parser.add_argument("--out", help="also write the figures as JSON here")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -145,6 +178,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         spawner = Spawner(cwd=scratch)  # first, while this process is still small
         try:
             results = _measure(spawner, scratch, sizes, start_suite, args.repeat)
+            rss_sizes = (
+                [int(size) for size in args.rss_sizes.split(",")]
+                if args.rss_sizes
+                else [max(sizes), 10 * max(sizes)]
+            )
+            _measure_more(spawner, scratch, results, rss_sizes, args.slow_cases, args.repeat)
         finally:
             spawner.close()
     print(_table(results))
@@ -183,6 +222,38 @@ def _measure(
     return results
 
 
+def _measure_more(
+    spawner: Spawner,
+    scratch: str,
+    results: dict[str, Any],
+    rss_sizes: list[int],
+    slow_cases: int,
+    repeat: int,
+) -> None:
+    """The outputs, memory and worker figures (`harness._bench.outputs`, `.workers`)."""
+    from harness._bench.outputs import measure_memory, measure_outputs
+    from harness._bench.workers import measure_jobs, measure_workers
+
+    def suite(mix: str, size: int) -> str:
+        folder = os.path.join(scratch, f"{mix}-{size}")
+        if not os.path.isdir(folder):
+            generate_suite(folder, size, mix=mix)
+            os.sync()
+        return folder
+
+    biggest = max(rss_sizes[0], 1)
+    results["outputs"] = measure_outputs(
+        spawner, suite("mix", biggest), scratch, results["start"], repeat
+    )
+    results["memory"] = measure_memory(
+        spawner, [suite("mix", size) for size in rss_sizes], scratch, 1
+    )
+    results["workers"] = measure_workers()
+    results["jobs"] = measure_jobs(
+        spawner, scratch, suite("echo", slow_cases), suite("echo", slow_cases * 50), repeat
+    )
+
+
 def _machine() -> dict[str, Any]:
     from harness._parallel import cpu_count
 
@@ -210,6 +281,9 @@ def _table(results: dict[str, Any]) -> str:
                 ("python -c pass", f"{start['python_c_pass_s'] * 1e3:.1f} ms"),
                 ("harness run", f"{start['harness_run_s'] * 1e3:.1f} ms"),
                 ("harness run - python -c pass", f"{start['extra_s'] * 1e3:.1f} ms"),
+                ("python -c 'import harness'", f"{start['import_harness_s'] * 1e3:.1f} ms"),
+                ("harness modules: import harness", str(start["import_harness_modules"])),
+                ("harness modules: parse run args", str(start["parse_run_arguments_modules"])),
             ],
             tablefmt="simple",
         ),
@@ -274,4 +348,8 @@ def _table(results: dict[str, Any]) -> str:
             f"in process, {supervision['extra_per_case_us']:.0f} us/case more "
             f"({supervision['ratio']:.2f}x)",
         ]
+    if "outputs" in results:
+        from harness._bench.outputs import more_tables
+
+        lines += more_tables(results)
     return "\n".join(lines)

@@ -17,7 +17,8 @@ __all__ = ["generate_suite"]
 def generate_suite(folder: str, count: int, seed: int = 7, mix: str = "mix") -> int:
     """Write `count` fixtures into `folder`, of the given mix.
 
-    `mix`: 40 % text, 40 % one tool call, 20 % two-turn tool loops; `text`: simple text cases.
+    `mix`: 40 % text, 40 % one tool call, 20 % two-turn tool loops; `text`: simple text cases;
+    `echo`: one echo tool call and an answer each.
 
     Every tool case carries a `response_matches` pattern of its own.
 
@@ -28,7 +29,7 @@ def generate_suite(folder: str, count: int, seed: int = 7, mix: str = "mix") -> 
     os.makedirs(folder, exist_ok=True)
     total = 0
     for index in range(count):
-        kind = index % 5 if mix == "mix" else 0
+        kind = index % 5 if mix == "mix" else (2 if mix == "echo" else 0)
         trace = (
             _text_case(index, rng) if kind < 2 else _tool_case(index, rng, turns=1 + (kind == 4))
         )

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["EXIT_STATUSES", "README_SECTION", "jobs", "names", "positive_int", "seconds"]
+__all__ = [
+    "AUTO_JOBS",
+    "EXIT_STATUSES",
+    "README_SECTION",
+    "jobs",
+    "names",
+    "positive_int",
+    "seconds",
+]
 
 README_SECTION = "the CLI section of README.md"
 """Where the full command-line reference lives."""
@@ -34,12 +42,14 @@ def positive_int(text: str) -> int:
     return value
 
 
-def jobs(text: str) -> int:
-    """A whole number >= 1, or `auto` for the cores this process may use."""
-    if text.strip() == "auto":
-        from harness._parallel import cpu_count
+AUTO_JOBS = 0
+"""What `jobs` gives for `auto`: the run decides (`harness.pipeline.suite.AUTO`)."""
 
-        return cpu_count()
+
+def jobs(text: str) -> int:
+    """A whole number >= 1, or `auto` (0): workers where they can win, one per core."""
+    if text.strip() == "auto":
+        return AUTO_JOBS
     try:
         return positive_int(text)
     except argparse.ArgumentTypeError:

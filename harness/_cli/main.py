@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from harness._cli import guard
 from harness._cli.commands.run import LIVE_MODE_MESSAGE
 from harness.errors import HarnessError, UsageError
 from harness.pipeline.interrupt import exit_status, signal_name
@@ -86,7 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HarnessError as exc:
         complain(str(exc))
         return EXIT_UNUSABLE
-    except SystemExit as exc:  # --help and --version
+    except SystemExit as exc:  # --help and --version; or code run by `harness run` exiting
+        if guard.armed():  # a false green: the run's report was never written
+            complain(guard.EARLY_EXIT.format(how=f"sys.exit({exc.code!r})"))
+            return EXIT_FAILED
         return exc.code if isinstance(exc.code, int) else EXIT_UNUSABLE
     except KeyboardInterrupt as exc:
         name = signal_name(exc)
@@ -97,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # prints (trend, schema) has done what was asked; `run` and `check` keep their own
         # status, as they catch this themselves.
         return _reader_gone(0)
+    finally:
+        guard.disarm()  # whatever the status now is, it was decided here
     return _flushed(status)
 
 
@@ -106,9 +112,13 @@ def _flushed(status: int) -> int:
     Without this, the interpreter's own flush at exit meets the closed pipe
     (`harness trend | head -1`) and exits 1 with nothing said, or prints a traceback.
     """
+    if sys.stdout is None:  # started with stdout closed
+        return status
     try:
         sys.stdout.flush()
     except BrokenPipeError:
+        return _reader_gone(status)
+    except (OSError, ValueError):  # a full or closed stdout: already said by the command
         return _reader_gone(status)
     return status
 

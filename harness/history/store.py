@@ -204,7 +204,27 @@ class History:
         """
         return self._insert(run_id_of(artifact), self.check_artifact(artifact, source))
 
-    def _insert(self, run_id: str, document: ReportDocument) -> bool:
+    def record_streamed(
+        self,
+        run_id: str,
+        document: ReportDocument,
+        rows: Iterable[tuple[str, str, bool, str | None, float]],
+    ) -> bool:
+        """Record a streamed run: its document without cases, and one row per case as the
+        JSON artifact holds it (name, source, passed, error, duration_s); `run_id` is the
+        artifact's SHA-256. False when it was already recorded.
+
+        Raises:
+            HistoryError: The write failed.
+        """
+        return self._insert(run_id, document, rows)
+
+    def _insert(
+        self,
+        run_id: str,
+        document: ReportDocument,
+        rows: Iterable[tuple[str, str, bool, str | None, float]] | None = None,
+    ) -> bool:
         recorded_at = datetime.now(UTC).isoformat(timespec="seconds")
         try:
             self._db.execute("BEGIN IMMEDIATE")
@@ -226,12 +246,14 @@ class History:
                 )
                 added = cursor.rowcount == 1
                 if added:
+                    if rows is None:
+                        rows = (
+                            (c.name, c.source, c.passed, c.error, c.duration_s)
+                            for c in document.cases
+                        )
                     self._db.executemany(
                         "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?)",
-                        [
-                            (run_id, c.name, c.source, c.passed, c.error, c.duration_s)
-                            for c in document.cases
-                        ],
+                        ((run_id, *row) for row in rows),
                     )
                 self._db.execute("COMMIT")
             except BaseException:

@@ -14,7 +14,17 @@ from harness.pipeline.interrupt import signal_name
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.reports.model import CaseReport, SuiteReport
 
-__all__ = ["CRASH_MESSAGE", "run_suite"]
+__all__ = ["AUTO", "CRASH_MESSAGE", "PROBE_CASES", "WORKER_START_S", "run_suite", "worth_workers"]
+
+AUTO = 0
+"""`jobs` for `--jobs auto`: workers only where they can win (see `run_suite`)."""
+
+PROBE_CASES = 3
+"""Cases of a project's agent timed in this process before `auto` decides on workers."""
+
+WORKER_START_S = 0.15
+"""What starting workers and bringing their results back costs a run, with room (the bench
+measures it: tens of milliseconds on a 2-core machine)."""
 
 CRASH_MESSAGE = "the worker process running this case crashed (it exited without a result)"
 """The error of a case whose worker process died, even with the case run alone."""
@@ -26,8 +36,9 @@ def run_suite(
     mode: str = "replay",
     setup: Setup = DEFAULT_SETUP,
     jobs: int = 1,
-    on_case: Callable[[CaseReport], None] | None = None,
+    on_case: Callable[[CaseReport], object] | None = None,
     stop: Callable[[CaseReport], bool] | None = None,
+    keep_cases: bool = True,
 ) -> SuiteReport:
     """Run every case of `suite` in order; a case that errors never stops the others.
 
@@ -35,6 +46,13 @@ def run_suite(
     built-in loop replays a suite of fewer than `PARALLEL_MIN` cases here even so: workers would
     cost more than they save. The project's own agent or tools always run in supervised
     workers (`jobs` of them, at least one), so an exit or a crash errors only its own case.
+
+    `jobs=AUTO` runs here where workers cannot win: fewer than two cores, or the built-in loop
+    (microseconds a case) on two cores or under `PARALLEL_MIN` cases. The built-in loop on
+    more cores gets one worker per core. A project's agent or tools, which run in supervised
+    workers anyway, get one per core. Where supervision is not to be had, their first
+    `PROBE_CASES` cases are timed here and the rest go to one worker per core when that saves
+    more than starting them costs (`worth_workers`).
 
     Args:
         suite: The cases to run.
@@ -45,39 +63,38 @@ def run_suite(
             verbose lines); with `jobs`, as the workers hand the cases back.
         stop: Asked after `on_case` whether to stop the run there (`--exitfirst`); the cases
             not yet run are left out and the report is marked `stopped_early`.
+        keep_cases: False leaves the cases out of the returned report, which then only says
+            how the run went: with `on_case` streaming them, memory stays flat in the suite's
+            size.
     """
     started_at = time.time()
     started = time.perf_counter()
     finished: list[CaseReport] = []
     interrupted = None
-    stopped_early = False
+    stopped_early, ran = False, 0
     with gc_paused():
         if _supervised(suite, setup):
+            from harness._parallel import cpu_count
             from harness.pipeline.supervisor import run_supervised
 
-            reports: Iterator[CaseReport] = run_supervised(suite.cases, setup, jobs)
+            workers = max(cpu_count(), 1) if jobs == AUTO else jobs
+            reports: Iterator[CaseReport] = run_supervised(suite.cases, setup, workers)
+        elif jobs == AUTO:
+            reports = _auto(suite, setup)
         elif _in_workers(suite, setup, jobs):
-            from harness._parallel import run_in_workers
-
-            reports = run_in_workers(
-                run_case,
-                suite.cases,
-                setup,
-                min(jobs, len(suite.cases)),
-                item_type=Case,
-                result_type=CaseReport,
-                crashed=functools.partial(_crashed, suite.cases),
-            )
+            reports = _workers(suite.cases, setup, jobs)
         else:
             reports = (run_case(case, setup) for case in suite.cases)
         try:
-            if on_case is None and stop is None:
+            if on_case is None and stop is None and keep_cases:
                 finished.extend(reports)
             else:
-                stopped_early = _watched(reports, finished, on_case, stop)
+                stopped_early, ran = _watched(reports, finished, on_case, stop, keep_cases)
         except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: keep what finished
             interrupted = signal_name(exc)
     cases = tuple(finished)
+    if keep_cases:
+        ran = len(cases)
     return SuiteReport(
         suite=suite.name,
         directory=suite.directory,
@@ -89,27 +106,82 @@ def run_suite(
         suite_total=suite.total,
         interrupted=interrupted,
         selection=suite.selection,
-        stopped_early=stopped_early and len(cases) < len(suite.cases),
+        stopped_early=stopped_early and ran < len(suite.cases),
     )
 
 
 def _watched(
     reports: Iterator[CaseReport],
     finished: list[CaseReport],
-    on_case: Callable[[CaseReport], None] | None,
+    on_case: Callable[[CaseReport], object] | None,
     stop: Callable[[CaseReport], bool] | None,
-) -> bool:
-    """Collect `reports` into `finished`, telling `on_case` of each; True if `stop` said so."""
+    keep: bool,
+) -> tuple[bool, int]:
+    """Collect `reports` into `finished` (if `keep`), telling `on_case` of each: whether `stop`
+    said to stop, and how many cases ran."""
+    ran = 0
     for report in reports:
-        finished.append(report)
+        ran += 1
+        if keep:
+            finished.append(report)
         if on_case is not None:
             on_case(report)
         if stop is not None and stop(report):
             close = getattr(reports, "close", None)
             if close is not None:
                 close()  # workers: the chunks not yet started are cancelled
-            return True
-    return False
+            return True, ran
+    return False, ran
+
+
+def _workers(cases: Sequence[Case], setup: Setup, jobs: int) -> Iterator[CaseReport]:
+    from harness._parallel import run_in_workers
+
+    return run_in_workers(
+        run_case,
+        cases,
+        setup,
+        min(jobs, len(cases)),
+        item_type=Case,
+        result_type=CaseReport,
+        crashed=functools.partial(_crashed, cases),
+    )
+
+
+def _auto(suite: Suite, setup: Setup) -> Iterator[CaseReport]:
+    """`--jobs auto`: each case's report, in order, here or in workers where they win."""
+    from harness._parallel import cpu_count
+
+    cases, cores = suite.cases, cpu_count()
+    if cores < 2 or len(cases) < 2:
+        yield from (run_case(case, setup) for case in cases)
+        return
+    if not setup.can_hang:  # the built-in loop: microseconds a case
+        if cores > 2 and len(cases) >= PARALLEL_MIN:
+            yield from _workers(cases, setup, cores)
+        else:
+            yield from (run_case(case, setup) for case in cases)
+        return
+    started = time.perf_counter()
+    probed = cases[:PROBE_CASES]
+    for case in probed:
+        yield run_case(case, setup)
+    rest = cases[len(probed) :]
+    mean = (time.perf_counter() - started) / len(probed)
+    if rest and worth_workers(mean, len(rest), cores):
+        yield from _workers(rest, setup, cores)
+    else:
+        yield from (run_case(case, setup) for case in rest)
+
+
+def worth_workers(case_s: float, cases: int, jobs: int) -> bool:
+    """Whether `jobs` workers save more than they cost on `cases` cases of `case_s` each.
+
+    Serially they take `case_s * cases`; in workers about that over `jobs`, plus the start-up
+    and transfer of `WORKER_START_S`.
+    """
+    serial = case_s * cases
+    return jobs >= 2 and serial - serial / jobs > WORKER_START_S
 
 
 def _supervised(suite: Suite, setup: Setup) -> bool:

@@ -19,7 +19,7 @@ from harness.fixtures.shard import Shard
 from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
-from harness.reports.model import CaseReport, SuiteReport
+from harness.reports.model import CaseReport, SuiteReport, passes
 from harness.text import without_surrogates
 from harness.version import __version__
 
@@ -27,10 +27,12 @@ __all__ = [
     "SCHEMA_VERSION",
     "CaseDocument",
     "ReportDocument",
+    "case_chunk",
     "case_from_document",
     "decode_document",
     "from_document",
     "json_chunks",
+    "json_ends",
     "to_document",
     "to_json",
 ]
@@ -90,8 +92,20 @@ def to_document(report: SuiteReport, *, git_commit: str | None = None) -> Report
 
 
 def _document(
-    report: SuiteReport, git_commit: str | None, cases: tuple[CaseDocument, ...]
+    report: SuiteReport,
+    git_commit: str | None,
+    cases: tuple[CaseDocument, ...],
+    counts: tuple[int, int, int] | None = None,
 ) -> ReportDocument:
+    if counts is not None:  # streamed: the cases were counted as they finished, not kept
+        passed, errored, total = counts
+        failed = total - passed
+        all_passed = passes(
+            failed=failed, total=total, shard=report.shard, interrupted=report.interrupted
+        )
+    else:
+        passed, errored, total = report.passed, report.errored, report.total
+        failed, all_passed = report.failed, report.all_passed
     return ReportDocument(
         schema_version=SCHEMA_VERSION,
         harness_version=__version__,
@@ -101,14 +115,14 @@ def _document(
         started_at=report.started_at,
         duration_s=round(report.duration, 6),
         git_commit=git_commit,
-        all_passed=report.all_passed,
-        passed=report.passed,
-        failed=report.failed,
-        errored=report.errored,
-        total=report.total,
+        all_passed=all_passed,
+        passed=passed,
+        failed=failed,
+        errored=errored,
+        total=total,
         cases=cases,
         shard=report.shard,
-        suite_total=report.suite_total if report.suite_total >= 0 else report.total,
+        suite_total=report.suite_total if report.suite_total >= 0 else total,
         interrupted=report.interrupted,
         stopped_early=report.stopped_early,
         selection=report.selection,
@@ -152,16 +166,43 @@ def json_chunks(report: SuiteReport, *, git_commit: str | None = None) -> list[b
     A lone surrogate (which a custom tool or agent may produce) cannot be encoded as UTF-8;
     such characters are written as `\\udXXX` escapes rather than failing the report.
     """
-    # `"cases": []` can only be the key: inside a JSON string every quote is escaped.
-    head, tail = _indented(_document(report, git_commit, ())).split(_CASES, 1)
+    head, tail = json_ends(report, git_commit=git_commit)
     if not report.cases:
-        return [head + _CASES + tail + b"\n"]
-    chunks = [head + b'"cases": [\n    ']
+        return [head + _CASES + tail]
+    chunks = [head + CASES_OPEN]
     for case in report.cases:
-        chunks.append(_indented(_case_document(case)).replace(b"\n", b"\n    "))
-        chunks.append(b",\n    ")
-    chunks[-1] = b"\n  ]" + tail + b"\n"
+        chunks.append(case_chunk(case))
+        chunks.append(CASES_BETWEEN)
+    chunks[-1] = CASES_CLOSE + tail
     return chunks
+
+
+CASES_OPEN, CASES_BETWEEN, CASES_CLOSE = b'"cases": [\n    ', b",\n    ", b"\n  ]"
+"""What goes around and between the case chunks (`json_chunks`)."""
+
+
+def json_ends(
+    report: SuiteReport,
+    *,
+    git_commit: str | None = None,
+    counts: tuple[int, int, int] | None = None,
+) -> tuple[bytes, bytes]:
+    """The report's JSON up to its `"cases"` key, and after the cases' closing bracket.
+
+    Args:
+        report: The run; its cases are not read when `counts` is given.
+        git_commit: The commit under test.
+        counts: The cases passed, errored and run, counted as a streamed run went; None
+            counts `report.cases`.
+    """
+    # `"cases": []` can only be the key: inside a JSON string every quote is escaped.
+    head, tail = _indented(_document(report, git_commit, (), counts)).split(_CASES, 1)
+    return head, tail + b"\n"
+
+
+def case_chunk(case: CaseReport) -> bytes:
+    """One case of the JSON report, encoded and indented as its place in the document needs."""
+    return _indented(_case_document(case)).replace(b"\n", b"\n    ")
 
 
 def _indented(document: msgspec.Struct) -> bytes:

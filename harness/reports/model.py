@@ -15,7 +15,18 @@ from harness.fixtures.shard import Shard
 from harness.grading.result import GradeResult
 from harness.recording import RunRecord
 
-__all__ = ["CaseReport", "SuiteReport"]
+__all__ = ["CaseReport", "SuiteReport", "passes"]
+
+
+def passes(*, failed: int, total: int, shard: Shard | None, interrupted: str | None) -> bool:
+    """Whether a run with these counts passed: nothing failed, it was not stopped, and it ran
+    a case, except a shard that the split left empty.
+
+    The one rule, for a report held whole and for one streamed case by case.
+    """
+    if interrupted is not None:
+        return False
+    return failed == 0 and (total > 0 or shard is not None)
 
 
 class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -103,9 +114,9 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
 
         A run of no case never passes, except a shard that the split left empty.
         """
-        if self.interrupted is not None:
-            return False
-        return self.failed == 0 and (self.total > 0 or self.shard is not None)
+        return passes(
+            failed=self.failed, total=self.total, shard=self.shard, interrupted=self.interrupted
+        )
 
     def exit_code(self) -> int:
         """The process exit status: 0 when every case passed, else 1."""

@@ -1,16 +1,25 @@
-"""What one run writes: the report rendered once per format, shown, and written as artifacts."""
+"""What one run writes: the report rendered once per format, shown, and written as artifacts.
+
+Stdout comes last, after every artifact, and a stdout that fails (a reader gone, as with
+`| head`; a closed stdout; a full disk; an encoding that cannot hold the text) never loses
+a report or changes the verdict: `to_stdout` sets it aside with at most one line on stderr.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TextIO
 
 from harness.reports.artifact import write_atomic
+from harness.text import complain
 
 if TYPE_CHECKING:
     from harness.reports.model import SuiteReport
+    from harness.reports.recap import Paint
 
-__all__ = ["Outputs", "show", "write_artifacts"]
+__all__ = ["Outputs", "show", "show_json", "show_table", "to_stdout", "write_artifacts"]
 
 
 class Outputs:
@@ -73,3 +82,67 @@ def write_artifacts(
         write_atomic(json_path, outputs.json_chunks())
     if junit_path:
         write_atomic(junit_path, outputs.junit(junit_flavor))
+
+
+def to_stdout(write: Callable[[TextIO], object]) -> bool:
+    """Run `write` on stdout, and flush it; False when stdout failed, which is then set aside.
+
+    A reader that went away is said nothing of; any other failure gets one line on stderr.
+    Text the stream's encoding cannot hold is written escaped (`\\u2713`), not refused.
+    """
+    stream = sys.stdout
+    if stream is None:  # started with stdout closed
+        complain("stdout is closed: nothing was shown")
+        return False
+    try:
+        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "")
+        if encoding != "utf8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+        write(stream)
+        stream.flush()
+    except BrokenPipeError:
+        _set_aside()
+        return False
+    except (OSError, ValueError, UnicodeError) as exc:  # ValueError: stdout was closed
+        _set_aside()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        complain(f"cannot write to stdout: {reason}")
+        return False
+    return True
+
+
+def show_table(report: SuiteReport, paint: Paint | None = None) -> Callable[[TextIO], None]:
+    """What writes `report` as the table (coloured by `paint`, when given)."""
+
+    def write(stream: TextIO) -> None:
+        from harness.reports.table import render_table
+
+        stream.write(render_table(report, paint) + "\n")
+
+    return write
+
+
+def show_json(pieces: Iterable[bytes]) -> Callable[[TextIO], None]:
+    """What writes the JSON report, given in pieces, as its bytes are."""
+
+    def write(stream: TextIO) -> None:
+        binary = getattr(stream, "buffer", None)
+        if binary is None:  # a text-only stream (main() embedded with redirected stdout)
+            stream.write(b"".join(pieces).decode())
+            return
+        stream.flush()
+        binary.writelines(pieces)
+        binary.flush()
+
+    return write
+
+
+def _set_aside() -> None:
+    """Point stdout's descriptor at the null device: what is still buffered goes nowhere,
+    rather than failing again when the interpreter flushes it on its way out."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno() if sys.stdout is not None else 1)
+        os.close(null)
+    except (OSError, ValueError):  # no descriptor to point anywhere
+        sys.stdout = None

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from harness._cli.arguments import EXIT_STATUSES, jobs, names, seconds
-from harness._cli.pipe import reader_gone
+import msgspec
+
+from harness._cli import guard
+from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, jobs, names, seconds
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
 from harness.errors import UsageError
 from harness.pipeline.interrupt import exit_status, stop_on_sigterm
 from harness.pipeline.setup import setup_from
-from harness.reports.github import publish
-from harness.reports.outputs import Outputs, show, write_artifacts
+from harness.reports.outputs import show_json, show_table, to_stdout
 
 if TYPE_CHECKING:
     from harness._cli.progress import Progress
     from harness.fixtures.suite import Suite
     from harness.reports.model import SuiteReport
+    from harness.reports.stream import ReportStream, Verdict
 
 __all__ = ["LIVE_MODE_MESSAGE", "register"]
 
@@ -188,7 +192,12 @@ def _run(args: argparse.Namespace) -> int:
         tool_spans=args.tool_spans,
     )
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
-    suite = load_suite(folder, tool_names, config.limits, args.jobs)
+    load_jobs = args.jobs
+    if load_jobs == AUTO_JOBS:  # loading in workers wins only with cores to spare
+        from harness._parallel import cpu_count
+
+        load_jobs = cpu_count() if cpu_count() > 2 else 1
+    suite = load_suite(folder, tool_names, config.limits, load_jobs)
     if setup.agent_command:
         _refuse_unobservable(suite, tool_spans=setup.tool_spans)
     cache = cache_path(config.history)
@@ -202,46 +211,97 @@ def _run(args: argparse.Namespace) -> int:
         paint = palette(use_colour(args.color, sys.stdout))
         terminal = is_terminal(sys.stdout)
     progress = _progress(args, len(suite.cases), paint, terminal=terminal)
-    with stop_on_sigterm():
-        if progress is not None:
-            progress.start()
-        try:
-            report = run_suite(
-                suite,
-                mode=mode,
-                setup=setup,
-                jobs=args.jobs,
-                on_case=None if progress is None else progress.on_case,
-                stop=_failed if args.exitfirst else None,
-            )
-        finally:
-            if progress is not None:
-                progress.finish()
-    del suite  # the report holds what is shown; the decoded fixtures can go before rendering
-    _remember(cache, report)
-    outputs = Outputs(report)
-    try:
-        if args.format == "table":
-            from harness.reports.table import render_table
+    history = None if args.history is None else (args.history or config.history)
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    publishing = in_actions or bool(os.environ.get("GITHUB_STEP_SUMMARY"))
+    guard.arm()  # from here until the reports are written, nothing may end the run with 0
+    from harness.reports.stream import ReportStream
 
-            print(render_table(report, paint))
-            sys.stdout.flush()
-        else:
-            show(outputs, args.format)
-    except BrokenPipeError:  # the reader went away: the artifacts and the status still count
-        reader_gone()
-    write_artifacts(
-        outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
+    stream = ReportStream(
+        suite=suite.name,
+        json_path=args.json,
+        junit_path=args.junit,
+        junit_flavor=args.junit_flavor,
+        json=args.format == "json",
+        history=history is not None,
+        keep=True,  # what the table, the summary and the last-failed cache read: no record
     )
-    if args.history is not None:
-        _record(outputs, args.history or config.history)
+    on_case = stream.add if progress is None else _both(stream.add, progress.on_case)
     try:
-        publish(report, args.format, [path for path in (args.json, args.junit) if path])
-    except BrokenPipeError:
-        reader_gone()
-    if report.interrupted is not None:
-        return exit_status(report.interrupted)
-    return report.exit_code()
+        with stop_on_sigterm():
+            if progress is not None:
+                progress.start()
+            try:
+                report = run_suite(
+                    suite,
+                    mode=mode,
+                    setup=setup,
+                    jobs=args.jobs,
+                    on_case=on_case,
+                    stop=_failed if args.exitfirst else None,
+                    keep_cases=False,
+                )
+            finally:
+                if progress is not None:
+                    progress.finish()
+        expected = len(suite.cases)
+        del suite  # the decoded fixtures can go before the reports are finished
+        recorded = history if history is not None and _recordable(report) else None
+        status = _finish(stream, report, expected, recorded)
+        guard.disarm()  # the reports are written: the status is the written report's
+        shown = msgspec.structs.replace(report, cases=tuple(stream.kept))
+        stream.kept.clear()
+        _remember(cache, shown)
+        if args.format == "json":
+            ok = to_stdout(show_json(stream.json_pieces()))
+        else:
+            ok = to_stdout(show_table(shown, paint))
+        if publishing:
+            from harness.reports.github import publish
+
+            artifacts = [path for path in (args.json, args.junit) if path]
+            if ok:
+                to_stdout(lambda _: publish(shown, args.format, artifacts))
+            else:  # stdout is gone: the job summary is still a file worth writing
+                with contextlib.suppress(OSError, ValueError):
+                    publish(shown, "json", artifacts)
+    finally:
+        stream.close()
+    return status
+
+
+def _both(first: Any, second: Any) -> Any:
+    def both(case: Any) -> None:
+        first(case)
+        second(case)
+
+    return both
+
+
+def _finish(stream: ReportStream, report: SuiteReport, expected: int, history: str | None) -> int:
+    """Write every report asked for, and the exit status the JSON report written implies."""
+    from harness.reports.provenance import git_commit
+
+    verdict = stream.finish(report, git_commit() or None)
+    if history is not None:
+        from harness.history.store import History
+
+        assert stream.run_id is not None  # a history run always makes the JSON report
+        with History(history) as store:
+            store.record_streamed(stream.run_id, stream.document(), stream.rows())
+    return _status(verdict, report, expected, stream.total)
+
+
+def _status(verdict: Verdict, report: SuiteReport, expected: int, streamed: int) -> int:
+    """0 only when the report written says all passed, and holds every case run for."""
+    stopped = verdict.interrupted or report.interrupted
+    if stopped is not None:
+        return exit_status(stopped)
+    if report.stopped_early:
+        return 1  # stopped at a failed case: the rest did not run
+    if verdict.all_passed and verdict.total == expected == streamed:
+        return 0
+    return 1
 
 
 def _progress(
@@ -287,18 +347,14 @@ def _refuse_unobservable(suite: Suite, *, tool_spans: bool) -> None:
         raise SuiteError(suite.directory, f"{len(refused)} {noun} refused", tuple(refused))
 
 
-def _record(outputs: Outputs, path: str) -> None:
-    """Record a whole run in the history; a partial one would skew the trend, so it is not."""
-    from harness.history.store import History
+def _recordable(report: SuiteReport) -> bool:
+    """Whether the history may record this run: a partial one would skew the trend."""
     from harness.text import complain
 
-    report = outputs.report
     if report.interrupted is not None:
-        return
+        return False
     if report.stopped_early or report.selection is not None:
         why = "stopped at its first failure" if report.stopped_early else "a selection"
         complain(f"--history: this run is not recorded ({why}): it would skew the trend")
-        return
-
-    with History(path) as history:
-        history.record_artifact(outputs.json())
+        return False
+    return True
