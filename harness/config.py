@@ -73,6 +73,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Characters of a case's captured stdout, and of its stderr, kept; more errors the case."""
     agent_memory_mb: Annotated[int, msgspec.Meta(ge=1)] | None = None
     """The address space a subprocess or supervised agent may use, in MiB (None: no limit)."""
+    tool_spans: bool = False
+    """Whether wire agents' calls are recorded from the OpenTelemetry spans they export."""
+    tool_spans_grace_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 2.0
+    """Seconds to wait, after a case's last turn, for the tool spans it has yet to export."""
 
     @property
     def limits(self) -> Limits:
@@ -162,4 +166,6 @@ def _describe(message: str) -> tuple[str, str]:
         reason = "must be a number of seconds > 0"
     elif key in ("max_output_chars", "agent_memory_mb"):
         reason = "must be an integer >= 1"
+    elif key == "tool_spans_grace_s":
+        reason = "must be a number of seconds from 0 to 60"
     return (f"{_SECTION}.{key}" if key else _SECTION), reason

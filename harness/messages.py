@@ -100,8 +100,9 @@ NO_OUTPUT = "(no output)"
 NOT_SEEN: Any = _NotSeen()
 """`ToolDispatched.arguments` when the boundary saw no arguments: recorded as empty text."""
 
-Observed = Literal["dispatch", "wire"]
-"""Where a call was seen: at the tool registry's dispatch, or on the replay endpoint's wire."""
+Observed = Literal["dispatch", "wire", "span"]
+"""Where a call was seen: at the tool registry's dispatch, on the replay endpoint's wire, or
+in an OpenTelemetry span the agent exported for the tool's execution."""
 
 
 class RecordedCall(msgspec.Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
@@ -128,7 +129,8 @@ class ToolDispatched(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     arguments: Any
     """The arguments as the boundary saw them (parsed JSON, usually an object)."""
     result: str | None
-    """What the call returned to the agent; None when no result came back over the wire."""
+    """What the call returned to the agent; None when no result came back over the wire (or,
+    with tool spans, the span captured none)."""
     success: bool
     """Whether the call succeeded."""
     observed: Observed = "dispatch"

@@ -1,13 +1,15 @@
 """The one recorder: boundary events in, one `RunRecord` out.
 
-Two boundaries report tool calls, and both feed this recorder the same way: the tool
-registry reports each dispatch of an in-process agent, and the replay endpoint reports each
-tool result a wire agent sends back. `ObservedProvider` reports each model reply the agent
-consumed. `RecordingObserver` normalises every call the same way, whichever boundary saw it:
-arguments become compact sorted JSON, an empty result becomes `(no output)` (a call that got
-no result at all keeps `None`), and the call keeps where it was observed. Every text recorded
-(a call's name and result, the final response) is a plain `str`: a subclass could override
-`__eq__` or `__contains__` and forge a check that grading runs on it.
+Three boundaries report tool calls, and all feed this recorder the same way: the tool
+registry reports each dispatch of an in-process agent, the replay endpoint reports each
+tool result a wire agent sends back, and, with tool spans on, each tool execution a wire
+agent exported as an OpenTelemetry span is reported instead. `ObservedProvider` reports
+each model reply the agent consumed. `RecordingObserver` normalises every call the same
+way, whichever boundary saw it: arguments become compact sorted JSON, an empty result
+becomes `(no output)` (a call that got no result at all keeps `None`), and the call keeps
+where it was observed. Every text recorded (a call's name and result, the final response)
+is a plain `str`: a subclass could override `__eq__` or `__contains__` and forge a check
+that grading runs on it.
 """
 
 from __future__ import annotations
@@ -105,12 +107,13 @@ class RecordingObserver:
     ) -> RunRecord:
         """The run as recorded so far, ending with `final_response`.
 
-        With `wire`, the endpoint is the record of the calls: calls the agent also made
-        through the in-process registry are left out, so none is counted twice.
+        With `wire`, the endpoint (or, with tool spans on, the agent's spans) is the record of
+        the calls: calls the agent also made through the in-process registry are left out, so
+        none is counted twice.
         """
         calls = self._calls
         if wire:
-            calls = [call for call in calls if call.observed == "wire"]
+            calls = [call for call in calls if call.observed != "dispatch"]
         return RunRecord(
             final_response=plain(final_response),
             tool_calls=tuple(calls),

@@ -56,6 +56,11 @@ def test_keys_are_read_and_suite_dir_is_relative_to_the_file(tmp_path: Path) -> 
             "[tool.harness].suite_dir: must not be empty",
             id="empty",
         ),
+        pytest.param(
+            "[tool.harness]\ntool_spans_grace_s = -1\n",
+            "[tool.harness].tool_spans_grace_s: must be a number of seconds from 0 to 60",
+            id="bad-grace",
+        ),
         pytest.param("[tool]\nharness = 1\n", "[tool.harness]: must be a table", id="not-a-table"),
         pytest.param("[tool.harness\n", "invalid TOML: ", id="bad-toml"),
     ],

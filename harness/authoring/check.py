@@ -109,7 +109,7 @@ def check_suites(
         findings.extend(_privacy(paths, lint, limits))
         cases, rejected = load_cases(directory, tool_names, limits)
         if setup.agent_command:
-            refused = load_refusals(cases, "agent_command")
+            refused = load_refusals(cases, "agent_command", tool_spans=setup.tool_spans)
             rejected = [*rejected, *refused]
             cases = [case for case in cases if case.source not in {r.path for r in refused}]
         findings.extend(_error("load", p.path, p.location, p.reason) for p in rejected)

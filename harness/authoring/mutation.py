@@ -145,7 +145,7 @@ def strength(case: Case, record: RunRecord) -> Strength:
 
     A record made at the wire gets no mutant of what the wire does not observe (the arguments
     a tool received; success, over a protocol with no error flag): killing one would be
-    vacuous.
+    vacuous. Calls recorded from tool spans observe both, so those mutants count again.
 
     A mutant changes the record, never the workspace, so the workspace checks (which would
     fail for want of one) are left out: they cannot tell a mutant from the original.
@@ -154,7 +154,8 @@ def strength(case: Case, record: RunRecord) -> Strength:
     total = 0
     unobserved: frozenset[str] = frozenset()
     if record.requests or any(call.observed == "wire" for call in record.tool_calls):
-        unobserved = unobserved_kinds(protocols_of(record.requests))
+        spans = any(call.observed == "span" for call in record.tool_calls)
+        unobserved = unobserved_kinds(protocols_of(record.requests), tool_spans=spans)
     for mutant in mutants(record, earlier_responses(case)):
         if mutant.kind in unobserved:
             continue

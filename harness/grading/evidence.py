@@ -11,8 +11,9 @@ failed only where the protocol carries it (Anthropic `is_error`). So in wire mod
 
 The refusal comes at load when the load can tell (`agent_command`), else from the run (the
 case errors with the reason); it never passes. `harness check` likewise makes no mutant of
-what the wire does not observe. This module is the one place these rules live: a tool boundary
-for wire agents (tool spans) lifts them by setting `WIRE_TOOL_BOUNDARY`.
+what the wire does not observe. This module is the one place these rules live. Tool spans
+(`tool_spans`) lift them: the OpenTelemetry spans a wire agent exports for its tool executions
+show the arguments each tool received and whether it failed.
 """
 
 from __future__ import annotations
@@ -23,24 +24,24 @@ from harness.errors import FixtureError
 from harness.fixtures.format import Case, Expects
 from harness.replay.protocol import WITH_ERROR_FLAG
 
-__all__ = ["WIRE_TOOL_BOUNDARY", "load_refusals", "unobserved_kinds", "wire_refusals"]
-
-WIRE_TOOL_BOUNDARY = False
-"""Whether wire agents report what their tools received and whether they failed (not yet)."""
+__all__ = ["load_refusals", "unobserved_kinds", "wire_refusals"]
 
 Refusal = tuple[str, str]
 """Where a refused expectation is (a JSON path) and why it is refused."""
 
 
-def wire_refusals(expects: Expects, protocols: Iterable[str] | None, mode: str) -> list[Refusal]:
+def wire_refusals(
+    expects: Expects, protocols: Iterable[str] | None, mode: str, *, tool_spans: bool = False
+) -> list[Refusal]:
     """The expectations of `expects` the wire cannot give evidence for.
 
     Args:
         expects: The case's expectations.
         protocols: The protocols the agent spoke; None when not known yet (at load).
         mode: How the case came to be in wire mode, for the reason (e.g. `agent_command`).
+        tool_spans: Whether the agent's tool spans record its calls: nothing is refused then.
     """
-    if WIRE_TOOL_BOUNDARY:
+    if tool_spans:
         return []
     refused: list[Refusal] = []
     if expects.tool_arguments_contain:
@@ -65,18 +66,21 @@ def wire_refusals(expects: Expects, protocols: Iterable[str] | None, mode: str) 
     return refused
 
 
-def load_refusals(cases: Iterable[Case], mode: str) -> list[FixtureError]:
+def load_refusals(
+    cases: Iterable[Case], mode: str, *, tool_spans: bool = False
+) -> list[FixtureError]:
     """Each refusal the load can tell (the protocol is not known yet), as a fixture error."""
     return [
         FixtureError(case.source, location, reason)
         for case in cases
-        for location, reason in wire_refusals(case.expects, None, mode)
+        for location, reason in wire_refusals(case.expects, None, mode, tool_spans=tool_spans)
     ]
 
 
-def unobserved_kinds(protocols: Iterable[str]) -> frozenset[str]:
-    """The mutant kinds that change what the wire does not observe, over `protocols`."""
-    if WIRE_TOOL_BOUNDARY:
+def unobserved_kinds(protocols: Iterable[str], *, tool_spans: bool = False) -> frozenset[str]:
+    """The mutant kinds that change what the wire does not observe, over `protocols` (none
+    with `tool_spans`: the spans observe both)."""
+    if tool_spans:
         return frozenset()
     kinds = {"alter_arguments"}
     if set(protocols) - WITH_ERROR_FLAG:

@@ -55,7 +55,10 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     # Only the project's own code can print: the reference loop and its tools never do.
     capture = Capture(setup.output_limit, live=not setup.capture) if setup.can_hang else None
     with Workspace() as workspace:
-        endpoint = Endpoint(case.name, provider, observer, lambda: replay.turn)
+        grace = setup.tool_spans_grace_s if setup.tool_spans else None
+        endpoint = Endpoint(
+            case.name, provider, observer, lambda: replay.turn, tool_spans_grace_s=grace
+        )
         try:
             final_response, error, trace = prepare(case, workspace)
             if error is None:
@@ -66,7 +69,12 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             wire = endpoint.close()
         requests: tuple[Any, ...] = ()
         if wire is not None:
-            error = _wire_error(list(wire.problems), error)
+            problems = list(wire.problems)
+            if endpoint.span_join is not None:  # tool spans: what the spans cannot grade
+                from harness.replay.spans import uncaptured
+
+                problems.extend(uncaptured(case.expects, endpoint.span_join))
+            error = _wire_error(problems, error)
             error = error or _refused(case, wire.protocols, setup)
             requests = wire.requests
         record = recorder.record(final_response, requests, wire=wire is not None)
@@ -182,7 +190,7 @@ def _refused(case: Case, protocols: frozenset[str], setup: Setup) -> str | None:
     from harness.grading.evidence import wire_refusals
 
     mode = "agent_command" if setup.agent_command else "the agent used its context's base_url"
-    refused = wire_refusals(case.expects, protocols, mode)
+    refused = wire_refusals(case.expects, protocols, mode, tool_spans=setup.tool_spans)
     return "; ".join(reason for _, reason in refused) or None
 
 
@@ -200,6 +208,9 @@ def _build_agent(
             "ANTHROPIC_API_KEY": key,
             "HARNESS_CASE": case.name,
         }
+        otel = endpoint.otel
+        if otel is not None:  # tool spans on: the agent's exporter points at the receiver
+            env.update(otel.env)
         return AgentProcess(setup.agent_command, env, setup.root, memory_mb=setup.memory_mb)
     context = CaseContext(
         case_name=case.name,

@@ -41,6 +41,7 @@ def setup_from(
     case_timeout: float | None = None,
     capture: bool = True,
     tool_names: tuple[str, ...] | None = None,
+    tool_spans: bool | None = None,
 ) -> tuple[Setup, tuple[str, ...]]:
     """The agent, tools and timeout to run with, and the names of the tools fixtures may name.
 
@@ -61,6 +62,12 @@ def setup_from(
         output_limit=config.max_output_chars,
         memory_mb=config.agent_memory_mb,
     )
+    if tool_spans or (tool_spans is None and config.tool_spans):
+        from harness.replay.otlp import require_otel
+
+        source, key = ("--tool-spans", None) if tool_spans else (config_path, "tool_spans")
+        require_otel(source or "pyproject.toml", key and f"[tool.harness].{key}")
+        setup = replace(setup, tool_spans=True, tool_spans_grace_s=config.tool_spans_grace_s)
     agent_path, source, key = _origin(agent, config.agent, "agent", config_path)
     if agent_path:
         factory = load_agent_factory(agent_path, source=source, key=key, root=root)
@@ -238,6 +245,15 @@ class Setup:
     in_worker: bool = False
     """Set inside a supervised worker: the process is expendable, so cases run on its main
     thread under a timer signal, and whatever the agent raises errors its case."""
+    tool_spans: bool = False
+    """Whether wire agents' calls come from the OpenTelemetry spans they export.
+
+    The one predicate for what a wire agent lets the harness observe: with it on, the
+    arguments each tool received and whether it failed are seen, so `tool_arguments_contain`
+    and `all_tools_succeeded` are admitted for wire agents and their mutants counted.
+    """
+    tool_spans_grace_s: float = 2.0
+    """Seconds to wait after a case's last turn for spans still being exported."""
 
     @property
     def can_hang(self) -> bool:

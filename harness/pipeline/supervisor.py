@@ -250,10 +250,14 @@ def _serve(connection: Connection, cases: Sequence[Case], setup: Setup) -> None:
 
 
 def _forget_parent_threads() -> None:
-    """Drop the replay endpoint the parent may have started: its thread was not forked."""
+    """Drop the replay endpoint and the OTLP receiver the parent may have started: their
+    threads were not forked."""
     endpoint: Any = sys.modules.get("harness.replay.endpoint")
     if endpoint is not None:
         endpoint.forget_shared_server()
+    receiver: Any = sys.modules.get("harness.replay.otlp")
+    if receiver is not None:
+        receiver.forget_shared_receiver()
 
 
 def _address_space() -> int:

@@ -5,20 +5,23 @@ An agent is built by `factory(context)`. An in-process agent plays the case thro
 or Anthropic client, a framework) reads `context.base_url` (OpenAI, ending in `/v1`) or
 `context.anthropic_base_url` (the host alone) and `context.api_key` instead, and the case is
 then replayed over the wire. Reading any of them opens the case's session on the replay
-endpoint, so in-process agents never pay for the server.
+endpoint, so in-process agents never pay for the server. With tool spans on, `context.otel`
+says where the agent exports the spans its calls are recorded from.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from harness.messages import ModelProvider, Observer
+    from harness.messages import ModelProvider, Observer, ToolCall
+    from harness.replay.otlp import OtlpExport, SpanInbox
     from harness.replay.session import SessionRecord, WireSession
+    from harness.replay.spans import SpanJoin
     from harness.replay.tools import ToolRegistry
     from harness.replay.workspace import Workspace
 
@@ -34,6 +37,8 @@ class Endpoint:
         provider: ModelProvider,
         observer: Observer,
         turn: Callable[[], int] = lambda: 0,
+        *,
+        tool_spans_grace_s: float | None = None,
     ) -> None:
         self._case_name = case_name
         self._provider = provider
@@ -43,6 +48,12 @@ class Endpoint:
         self._session: WireSession | None = None
         self._close: Any = None
         self._url = ""
+        # Tool spans (None: off): the case's inbox on the OTLP receiver, opened with the session.
+        self._grace_s = tool_spans_grace_s
+        self._inbox: SpanInbox | None = None
+        self._export: OtlpExport | None = None
+        self.span_join: SpanJoin | None = None
+        """With tool spans on, the calls as the spans recorded them (set by `close`)."""
 
     @property
     def observer(self) -> Observer:
@@ -62,12 +73,27 @@ class Endpoint:
                 from harness.replay.session import ScriptedReplies
 
                 server = shared_server()
+                spans = self._grace_s is not None
                 source = ScriptedReplies(self._provider)
-                manager = server.session(self._case_name, source, self._observer, self._turn)
+                manager = server.session(
+                    self._case_name, source, self._observer, self._turn, record=not spans
+                )
                 self._session = manager.__enter__()
                 self._close = manager.__exit__
                 self._url = server.anthropic_url
+                if spans:
+                    from harness.replay.otlp import OtlpExport, shared_receiver
+
+                    receiver = shared_receiver()
+                    self._inbox = receiver.open()
+                    self._export = OtlpExport(receiver, self._inbox)
             return self._session
+
+    @property
+    def otel(self) -> OtlpExport | None:
+        """Where the agent exports its spans, with tool spans on (None when off)."""
+        self.open()
+        return self._export
 
     @property
     def url(self) -> str:
@@ -88,7 +114,25 @@ class Endpoint:
         if session is None:
             return None
         close(None, None, None)
-        return session.close()
+        scripted = session.scripted
+        record = session.close()
+        if self._inbox is not None:
+            spans = self._join_spans(scripted)
+            record = replace(record, problems=(*record.problems, *spans))
+        return record
+
+    def _join_spans(self, scripted: list[ToolCall]) -> tuple[str, ...]:
+        """Record the calls from the case's spans; what did not add up."""
+        from harness.replay.otlp import shared_receiver
+        from harness.replay.spans import join_spans
+
+        assert self._inbox is not None  # opened with the session
+        spans = self._inbox.wait(len(scripted), self._grace_s or 0.0)
+        shared_receiver().close(self._inbox)
+        self.span_join = join_spans(scripted, spans)
+        for event in self.span_join.events:
+            self._observer.notify(event)
+        return self.span_join.problems
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -120,3 +164,11 @@ class CaseContext:
     def api_key(self) -> str:
         """The key that routes requests to this case; opens the case's session."""
         return self.endpoint.open().api_key
+
+    @property
+    def otel(self) -> OtlpExport | None:
+        """With tool spans on, where to export spans (`otel.traces_endpoint`, `otel.headers`).
+
+        None when tool spans are off. Reading it opens the case's session, as `base_url` does.
+        """
+        return self.endpoint.otel

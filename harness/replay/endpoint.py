@@ -89,9 +89,11 @@ class ReplayServer:
         source: ReplySource,
         observer: Observer,
         turn: Callable[[], int] = lambda: 0,
+        *,
+        record: bool = True,
     ) -> Iterator[WireSession]:
-        """Serve one case while the block runs."""
-        session = WireSession(name, source, observer, turn)
+        """Serve one case while the block runs (`record` off: its spans record the calls)."""
+        session = WireSession(name, source, observer, turn, record=record)
         with self._lock:
             self._sessions[session.api_key] = session
         try:

@@ -89,9 +89,18 @@ class WireSession:
     """One case's replies, requests and recorded calls."""
 
     def __init__(
-        self, name: str, source: ReplySource, observer: Observer, turn: Callable[[], int]
+        self,
+        name: str,
+        source: ReplySource,
+        observer: Observer,
+        turn: Callable[[], int],
+        *,
+        record: bool = True,
     ) -> None:
         self.name = name
+        # Tool spans: with `record` off, the spans the agent exports are the record of the
+        # calls, so the session reports none (its problems are still the case's).
+        self._record = record
         self.api_key = f"harness-{secrets.token_hex(8)}"
         self._source = source
         self._observer = observer
@@ -153,6 +162,12 @@ class WireSession:
             elif found.result is None:
                 found.result = result  # the history is sent again with every request
 
+    @property
+    def scripted(self) -> list[ToolCall]:
+        """Every scripted call served so far, in order."""
+        with self._lock:
+            return [slot.call for slot in self._slots if slot.call is not None]
+
     def close(self) -> SessionRecord:
         """Report every call to the observer, in order, and what the session saw."""
         with self._lock:
@@ -182,6 +197,8 @@ class WireSession:
         self._notify(call.name, call.arguments, None, success=False)
 
     def _notify(self, name: str, arguments: Any, result: str | None, *, success: bool) -> None:
+        if not self._record:
+            return
         self._observer.notify(
             ToolDispatched(
                 name=name, arguments=arguments, result=result, success=success, observed="wire"

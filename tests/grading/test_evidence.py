@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import msgspec
-import pytest
 
 from harness.fixtures.format import Expects
-from harness.grading import evidence
 from harness.grading.evidence import unobserved_kinds, wire_refusals
 
 EXPECTS = msgspec.convert(
@@ -34,8 +32,8 @@ def test_arguments_are_always_refused_and_success_only_without_an_error_flag() -
     assert unobserved_kinds(["responses"]) == {"alter_arguments", "flip_success"}
 
 
-def test_a_tool_boundary_lifts_every_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The one flag a wire tool boundary sets re-admits both expectations and their mutants."""
-    monkeypatch.setattr(evidence, "WIRE_TOOL_BOUNDARY", True)
-    assert wire_refusals(EXPECTS, ["chat_completions"], "m") == []
-    assert unobserved_kinds(["responses"]) == frozenset()
+def test_tool_spans_lift_every_refusal() -> None:
+    """A wire tool boundary (tool spans) re-admits both expectations and their mutants."""
+    assert wire_refusals(EXPECTS, ["chat_completions"], "m", tool_spans=True) == []
+    assert wire_refusals(EXPECTS, None, "agent_command", tool_spans=True) == []
+    assert unobserved_kinds(["responses"], tool_spans=True) == frozenset()

@@ -64,6 +64,13 @@ def register(commands: Any) -> None:
         type=names,
         help="the agent's own tools, which fixtures may name (default: config tool_names)",
     )
+    check.add_argument(
+        "--tool-spans",
+        action="store_true",
+        default=None,
+        help="wire agents export tool spans: grade and count argument and success mutants "
+        "(default: config tool_spans)",
+    )
     check.set_defaults(handler=check_command)
 
 
@@ -78,7 +85,12 @@ def check_command(args: argparse.Namespace) -> int:
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
     setup, tool_names = setup_from(
-        config, config_path, agent=args.agent, tools=args.tools, tool_names=args.tool_names
+        config,
+        config_path,
+        agent=args.agent,
+        tools=args.tools,
+        tool_names=args.tool_names,
+        tool_spans=args.tool_spans,
     )
     report = check_suites(
         args.suite or [config.suite_dir],

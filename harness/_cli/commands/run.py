@@ -87,6 +87,13 @@ def register(commands: Any) -> None:
         help="the agent's own tools, which fixtures may name (default: config tool_names)",
     )
     run.add_argument(
+        "--tool-spans",
+        action="store_true",
+        default=None,
+        help="record wire agents' tool calls from the OpenTelemetry spans they export "
+        "(default: config tool_spans)",
+    )
+    run.add_argument(
         "--case-timeout",
         metavar="SECONDS",
         type=seconds,
@@ -198,6 +205,7 @@ def _run(args: argparse.Namespace) -> int:
         case_timeout=args.case_timeout,
         capture=args.capture != "no",
         tool_names=args.tool_names,
+        tool_spans=args.tool_spans,
     )
     baseline = None
     if args.baseline:
@@ -212,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
         load_jobs = cpu_count() if cpu_count() > 2 else 1
     suite = load_suite(folder, tool_names, config.limits, load_jobs)
     if setup.agent_command:
-        _refuse_unobservable(suite)
+        _refuse_unobservable(suite, tool_spans=setup.tool_spans)
     cache = cache_path(config.history)
     suite = apply_selection(suite, args, cache)
     if shard is not None:
@@ -353,12 +361,13 @@ def _remember(cache: str, report: SuiteReport) -> None:
     remember(cache, report)
 
 
-def _refuse_unobservable(suite: Suite) -> None:
-    """Refuse, before anything runs, what an `agent_command` agent's wire cannot show."""
+def _refuse_unobservable(suite: Suite, *, tool_spans: bool) -> None:
+    """Refuse, before anything runs, what an `agent_command` agent's wire cannot show (nothing
+    when its tool spans show it)."""
     from harness.errors import SuiteError
     from harness.grading.evidence import load_refusals
 
-    refused = load_refusals(suite.cases, "agent_command")
+    refused = load_refusals(suite.cases, "agent_command", tool_spans=tool_spans)
     if refused:
         noun = "fixture" if len(refused) == 1 else "fixtures"
         raise SuiteError(suite.directory, f"{len(refused)} {noun} refused", tuple(refused))
