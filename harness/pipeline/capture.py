@@ -155,8 +155,20 @@ def _capture_files() -> tuple[int, IO[bytes], IO[bytes]]:
         # Kept open for the life of the process, emptied for each case.
         out = tempfile.TemporaryFile()  # noqa: SIM115
         err = tempfile.TemporaryFile()  # noqa: SIM115
+        if _files is None:
+            import atexit
+
+            atexit.register(_close_files)
         _files = (os.getpid(), out, err)
     return _files
+
+
+def _close_files() -> None:
+    """At exit, close this process's capture files (a forked child's own are its to close)."""
+    if _files is not None and _files[0] == os.getpid():
+        for file in _files[1:]:
+            with contextlib.suppress(Exception):
+                file.close()
 
 
 def _read(file: IO[bytes], limit: int) -> tuple[str, int]:
