@@ -30,6 +30,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "compact_json",
+    "plain_str",
 ]
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -169,6 +170,14 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     """What the tool does, for the model."""
     parameters: Mapping[str, Any]
     """The JSON Schema of its arguments."""
+
+
+def plain_str(text: str) -> str:
+    """`text` as a plain `str`, whatever `str` subclass it is (none of its overrides is called).
+
+    A subclass could override `__eq__` or `__contains__` and forge any check run on it.
+    """
+    return text if type(text) is str else str.__str__(text)
 
 
 def compact_json(value: Any) -> str:

@@ -28,12 +28,13 @@ from harness.messages import (
     RecordedCall,
     ToolDispatched,
     compact_json,
+    plain_str,
 )
 
 if TYPE_CHECKING:
     from harness.messages import Message, ModelProvider, ModelReply, ToolSpec
 
-__all__ = ["FanOut", "ObservedProvider", "RecordingObserver", "RunRecord", "plain"]
+__all__ = ["FanOut", "ObservedProvider", "RecordingObserver", "RunRecord"]
 
 
 class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -71,17 +72,12 @@ def recorded(event: ToolDispatched) -> RecordedCall:
     """The call `event` reports, normalised as every recorded call is."""
     arguments = "" if event.arguments is NOT_SEEN else compact_json(event.arguments)
     return RecordedCall(
-        name=plain(event.name),
-        arguments=plain(arguments),
-        result=None if event.result is None else plain(event.result) or NO_OUTPUT,
+        name=plain_str(event.name),
+        arguments=plain_str(arguments),
+        result=None if event.result is None else plain_str(event.result) or NO_OUTPUT,
         success=event.success,
         observed=event.observed,
     )
-
-
-def plain(text: str) -> str:
-    """`text` as a plain `str`, whatever `str` subclass it is (its overrides are not called)."""
-    return text if type(text) is str else str.__str__(text)
 
 
 class RecordingObserver:
@@ -115,7 +111,7 @@ class RecordingObserver:
         if wire:
             calls = [call for call in calls if call.observed != "dispatch"]
         return RunRecord(
-            final_response=plain(final_response),
+            final_response=plain_str(final_response),
             tool_calls=tuple(calls),
             input_tokens=self._input_tokens,
             output_tokens=self._output_tokens,

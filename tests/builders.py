@@ -125,3 +125,22 @@ def portable_regression(folder: Path) -> str:
         if tools <= {"echo"}:
             shutil.copy(path, target / path.name)
     return str(target)
+
+
+class Forging(str):
+    """A text that claims to contain, and equal, anything (and whose `str()` lies too)."""
+
+    def __contains__(self, other: object) -> bool:
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+    def __str__(self) -> str:
+        return "goodbye and anything else"

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import AgentError, CaseTimeout
+from harness.messages import plain_str
 
 if TYPE_CHECKING:
     from harness.fixtures.format import LlmTrace
@@ -43,7 +44,7 @@ def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
                 raise AgentError(f"agent.turn() returned {type(result).__name__}, expected str")
             # A str subclass (LangChain's TextAccessor, say) is taken as its plain value, so
             # no override of its own can change how it is graded or written.
-            final = str.__str__(result)
+            final = plain_str(result)
             replay.finish_turn(index)
     finally:
         if loop is not None:

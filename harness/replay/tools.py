@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import msgspec
 
-from harness.messages import NO_OUTPUT, ToolDispatched, ToolSpec
+from harness.messages import NO_OUTPUT, ToolDispatched, ToolSpec, plain_str
 
 if TYPE_CHECKING:
     from harness.messages import Observer, ToolCall
@@ -167,7 +167,7 @@ def _run(tool: Tool, arguments: Any) -> ToolOutput:
         reason = f"returned a ToolOutput whose success is {type(success).__name__}, expected bool"
         return ToolOutput(text=f"Error executing {tool.name}: {reason}", success=False)
     if type(text) is not str:  # a subclass: its own __eq__ or __contains__ could forge a check
-        return ToolOutput(text=str.__str__(text) or NO_OUTPUT, success=success)
+        return ToolOutput(text=plain_str(text) or NO_OUTPUT, success=success)
     if not text:  # the model is told, as the recorder records it
         return ToolOutput(text=NO_OUTPUT, success=success)
     return output
@@ -192,7 +192,7 @@ class _Shown:
     __slots__ = ("text",)
 
     def __init__(self, text: str) -> None:
-        self.text = str.__str__(text)
+        self.text = plain_str(text)
 
     def __repr__(self) -> str:
         return self.text

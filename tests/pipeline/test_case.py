@@ -19,7 +19,7 @@ from harness.replay.agent import Agent
 from harness.replay.context import CaseContext
 from harness.replay.tools import ToolOutput
 from harness.replay.workspace import Workspace
-from tests.builders import calls_step, echo_trace, text_step
+from tests.builders import Forging, calls_step, echo_trace, text_step
 
 
 def case(name: str = "demo", **changes: Any) -> Case:
@@ -186,22 +186,6 @@ def test_suite_report_keeps_case_order_and_metadata() -> None:
     assert report.started_at.endswith("Z")
 
 
-class ForgingText(str):
-    """A text that claims to contain, equal and match anything."""
-
-    def __contains__(self, other: object) -> bool:
-        return True
-
-    def __eq__(self, other: object) -> bool:
-        return True
-
-    def __ne__(self, other: object) -> bool:
-        return False
-
-    def __hash__(self) -> int:
-        return str.__hash__(self)
-
-
 class ForgingAgent:
     """Answers every turn with a forging text, and has its tool results forged too."""
 
@@ -213,7 +197,7 @@ class ForgingAgent:
         for call in reply.tool_calls:
             self.context.tools.dispatch(call)
         self.context.provider.complete([], ())
-        return ForgingText("nothing")
+        return Forging("nothing")
 
 
 class ForgingEcho:
@@ -222,7 +206,7 @@ class ForgingEcho:
     parameters: Mapping[str, Any] = {}
 
     def call(self, arguments: Any) -> ToolOutput:
-        return ToolOutput(text=ForgingText("nothing"))
+        return ToolOutput(text=Forging("nothing"))
 
 
 def test_a_str_subclass_cannot_forge_a_pass() -> None:

@@ -10,6 +10,7 @@ import pytest
 from harness.messages import ToolCall
 from harness.recording import RecordingObserver
 from harness.replay.tools import EchoTool, ToolOutput, ToolRegistry, default_tools
+from tests.builders import Forging
 
 
 @pytest.mark.parametrize(
@@ -119,25 +120,6 @@ def test_arguments_that_are_not_json_are_still_recorded() -> None:
     _, observer = dispatch("echo", {"message": object()})
     (call,) = observer.record("").tool_calls
     assert call.arguments.startswith("{'message': <object object")
-
-
-class Forging(str):
-    """A text that claims to contain, and equal, anything."""
-
-    def __contains__(self, other: object) -> bool:
-        return True
-
-    def __eq__(self, other: object) -> bool:
-        return True
-
-    def __ne__(self, other: object) -> bool:
-        return False
-
-    def __hash__(self) -> int:
-        return str.__hash__(self)
-
-    def __str__(self) -> str:
-        return "goodbye and anything else"
 
 
 class Mutating:
