@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -136,6 +135,8 @@ def _section(path: str) -> dict[str, Any]:
         raise ConfigError(path, None, f"cannot read: {exc.strerror or exc}") from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(path, None, f"is over {MAX_CONFIG_BYTES} bytes: not a pyproject.toml")
+    import tomllib  # only a run that has a pyproject.toml pays for the parser
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from harness._bench.spawner import Spawner
+from harness._bench.spawner import Spawner, harness_command
 from harness._bench.supervision import measure_supervision
 from harness._bench.synthetic import generate_suite
 
@@ -52,17 +52,24 @@ def measure_load(folder: str, size: int, repeat: int, mix: str = "mix") -> dict[
 
     count = len(os.listdir(folder))
     blobs = _read_all(folder)
-    # The three are timed in turn within each repeat, so a slow spell of the machine weighs
-    # on all of them alike; the ratio is the median of the per-repeat ratios.
-    rounds = [
-        (
-            _seconds(lambda: _read_all(folder)),
-            _seconds(lambda: [json.loads(blob) for blob in blobs]),
-            _seconds(lambda: load_suite(folder)),
-        )
-        for _ in range(repeat)
-    ]
-    read_s, loads_s, load_s = (statistics.median(column) for column in zip(*rounds, strict=True))
+    # The four are timed in turn within each repeat, so a slow spell of the machine weighs
+    # on all of them alike; the ratios are the medians of the per-repeat ratios.
+    # The loads with and without the duplicate-key check swap places every repeat, so that
+    # neither always runs on the heap the other left.
+    rounds = []
+    for index in range(repeat):
+        read = _seconds(lambda: _read_all(folder))
+        loads = _seconds(lambda: [json.loads(blob) for blob in blobs])
+        if index % 2:
+            unchecked = _seconds(lambda: _without_duplicate_check(load_suite, folder))
+            load = _seconds(lambda: load_suite(folder))
+        else:
+            load = _seconds(lambda: load_suite(folder))
+            unchecked = _seconds(lambda: _without_duplicate_check(load_suite, folder))
+        rounds.append((read, loads, load, unchecked))
+    read_s, loads_s, load_s, unchecked_s = (
+        statistics.median(column) for column in zip(*rounds, strict=True)
+    )
     return {
         "mix": mix,
         "fixtures": count,
@@ -72,11 +79,31 @@ def measure_load(folder: str, size: int, repeat: int, mix: str = "mix") -> dict[
         "harness_load_s": load_s,
         "harness_fixtures_per_s": count / load_s,
         "harness_mb_per_s": size / 1e6 / load_s,
-        "load_vs_read": statistics.median(load / read for read, _, load in rounds),
+        "load_vs_read": statistics.median(load / read for read, _, load, _ in rounds),
         "load_vs_json_loads_plus_read": statistics.median(
-            load / (read + loads) for read, loads, load in rounds
+            load / (read + loads) for read, loads, load, _ in rounds
+        ),
+        "without_duplicate_check_s": unchecked_s,
+        "duplicate_check_share": statistics.median(
+            load / unchecked - 1 for _, _, load, unchecked in rounds
         ),
     }
+
+
+def _without_duplicate_check(load: Callable[[str], object], folder: str) -> object:
+    """`load(folder)` with the duplicate-key check switched off: what the check costs."""
+    from harness.fixtures import reading
+
+    checked = reading.duplicate_key  # type: ignore[attr-defined]
+    reading.duplicate_key = _no_duplicate  # type: ignore[attr-defined]  # a mock costs more
+    try:
+        return load(folder)
+    finally:
+        reading.duplicate_key = checked  # type: ignore[attr-defined]
+
+
+def _no_duplicate(data: bytes, trace: object) -> None:
+    return None
 
 
 _MODULES = (
@@ -91,11 +118,9 @@ def measure_start(spawner: Spawner, suite: str, repeat: int) -> dict[str, float]
     arguments each import."""
     import subprocess
 
-    bare, _ = spawner.median([sys.executable, "-c", "pass"], repeat)
+    bare, bare_cpu, _ = spawner.times([sys.executable, "-c", "pass"], repeat)
     imported, _ = spawner.median([sys.executable, "-c", "import harness"], repeat)
-    harness, rss = spawner.median(
-        [sys.executable, "-m", "harness", "run", "--suite", suite], repeat
-    )
+    harness, harness_cpu, rss = spawner.times([*harness_command(), "run", "--suite", suite], repeat)
     parse = "from harness._cli.main import build_parser; build_parser('run').parse_args(['run'])"
     counts = [
         int(
@@ -114,6 +139,7 @@ def measure_start(spawner: Spawner, suite: str, repeat: int) -> dict[str, float]
         "import_harness_s": imported,
         "harness_run_s": harness,
         "extra_s": harness - bare,
+        "extra_cpu_s": harness_cpu - bare_cpu,
         "peak_rss_mib": rss / 1024,
         "import_harness_modules": counts[0],
         "parse_run_arguments_modules": counts[1],
@@ -135,9 +161,7 @@ def measure_run(
     """
     count = len(os.listdir(folder))
     argv = [
-        sys.executable,
-        "-m",
-        "harness",
+        *harness_command(),
         "run",
         "--suite",
         folder,
@@ -163,7 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness._bench", description=__doc__)
     parser.add_argument("--sizes", default="1000,10000", help="suite sizes to generate")
     parser.add_argument("--repeat", type=int, default=5, help="repeats per figure (median)")
-    parser.add_argument("--start-suite", default="evals/regression", help="suite for cold start")
+    parser.add_argument(
+        "--start-suite", help="suite for the cold start (default: 8 generated cases of the mix)"
+    )
     parser.add_argument(
         "--rss-sizes",
         help="suite sizes for peak RSS, all artifacts on (default: the largest "
@@ -173,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", help="also write the figures as JSON here")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
-    start_suite = os.path.abspath(args.start_suite)
+    start_suite = os.path.abspath(args.start_suite) if args.start_suite else None
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as scratch:
         spawner = Spawner(cwd=scratch)  # first, while this process is still small
         try:
@@ -195,11 +221,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _measure(
-    spawner: Spawner, scratch: str, sizes: list[int], start_suite: str, repeat: int
+    spawner: Spawner, scratch: str, sizes: list[int], start_suite: str | None, repeat: int
 ) -> dict[str, Any]:
     # The runs must measure the harness as installed (exit status 1 would pass for a failed case).
     spawner.run([sys.executable, "-c", "import harness"], ok=(0,))
-    if not os.path.isdir(start_suite):
+    if start_suite is None:
         start_suite = os.path.join(scratch, "start")
         generate_suite(start_suite, 8)
     start = measure_start(spawner, start_suite, 3 * repeat)
@@ -281,6 +307,7 @@ def _table(results: dict[str, Any]) -> str:
                 ("python -c pass", f"{start['python_c_pass_s'] * 1e3:.1f} ms"),
                 ("harness run", f"{start['harness_run_s'] * 1e3:.1f} ms"),
                 ("harness run - python -c pass", f"{start['extra_s'] * 1e3:.1f} ms"),
+                ("the same, CPU time", f"{start['extra_cpu_s'] * 1e3:.1f} ms"),
                 ("python -c 'import harness'", f"{start['import_harness_s'] * 1e3:.1f} ms"),
                 ("harness modules: import harness", str(start["import_harness_modules"])),
                 ("harness modules: parse run args", str(start["parse_run_arguments_modules"])),
@@ -301,6 +328,7 @@ def _table(results: dict[str, Any]) -> str:
                     f"{row['harness_fixtures_per_s']:,.0f}",
                     f"{row['harness_mb_per_s']:.0f}",
                     f"{row['load_vs_read']:.2f}x",
+                    f"{row['duplicate_check_share'] * 100:+.1f}%",
                 )
                 for row in results["load"]
             ],
@@ -314,6 +342,7 @@ def _table(results: dict[str, Any]) -> str:
                 "fixtures/s",
                 "MB/s",
                 "vs read",
+                "dup-key check",
             ],
             tablefmt="simple",
             disable_numparse=True,

@@ -9,10 +9,9 @@ run whose memory is flat in the number of cases shows a ratio near 1.
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
-from harness._bench.spawner import Spawner
+from harness._bench.spawner import Spawner, harness_command
 
 __all__ = ["OUTPUTS", "measure_memory", "measure_outputs", "more_tables"]
 
@@ -20,7 +19,7 @@ OUTPUTS = ("default", "json", "all artifacts")
 
 
 def _argv(folder: str, output: str, scratch: str) -> list[str]:
-    argv = [sys.executable, "-m", "harness", "run", "--suite", folder]
+    argv = [*harness_command(), "run", "--suite", folder]
     if output == "json":
         return [*argv, "--format", "json"]
     if output == "all artifacts":

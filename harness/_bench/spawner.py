@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
 
-__all__ = ["Spawner"]
+__all__ = ["Spawner", "harness_command"]
 
 # Peak RSS is read from wait4(), and a child's peak includes the memory of the process it
 # was forked from: spawned by the bench itself, each `harness run` would be charged the
@@ -21,7 +22,8 @@ for line in sys.stdin:
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - started
-    print(json.dumps([elapsed, os.waitstatus_to_exitcode(status), usage.ru_maxrss]), flush=True)
+    figures = [elapsed, os.waitstatus_to_exitcode(status), usage.ru_maxrss]
+    print(json.dumps([*figures, usage.ru_utime + usage.ru_stime]), flush=True)
 """
 
 
@@ -47,20 +49,45 @@ class Spawner:
 
     def run(self, argv: Sequence[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, int]:
         """Wall time (s) and peak RSS (KiB) of one run of `argv`, which must exit in `ok`."""
+        elapsed, rss, _ = self._run(argv, ok)
+        return elapsed, rss
+
+    def _run(self, argv: Sequence[str], ok: tuple[int, ...]) -> tuple[float, int, float]:
         self._stdin.write(json.dumps(list(argv)) + "\n")
         self._stdin.flush()
-        elapsed, status, rss = json.loads(self._stdout.readline())
+        elapsed, status, rss, cpu = json.loads(self._stdout.readline())
         if status not in ok:
             raise SystemExit(f"bench: {' '.join(argv)} exited {status}")
-        return elapsed, rss
+        return elapsed, rss, cpu
 
     def median(self, argv: Sequence[str], repeat: int) -> tuple[float, int]:
         """Median wall time and largest peak RSS over `repeat` runs."""
         runs = [self.run(argv) for _ in range(repeat)]
         return statistics.median(t for t, _ in runs), max(rss for _, rss in runs)
 
+    def times(self, argv: Sequence[str], repeat: int) -> tuple[float, float, int]:
+        """Median wall time, median CPU time (user and system, s) and largest peak RSS.
+
+        On a machine shared with other work, the CPU time moves far less than the wall time.
+        """
+        runs = [self._run(argv, (0, 1)) for _ in range(repeat)]
+        return (
+            statistics.median(run[0] for run in runs),
+            statistics.median(run[2] for run in runs),
+            max(run[1] for run in runs),
+        )
+
     def close(self) -> None:
         """Stop the spawning process."""
         self._stdin.close()
         self._process.wait()
         self._stdout.close()
+
+
+def harness_command() -> list[str]:
+    """`harness` as users start it: the console script installed beside this interpreter
+    (`python -m harness` would add runpy's own start-up), or the module where there is none."""
+    script = os.path.join(os.path.dirname(sys.executable), "harness")
+    if os.access(script, os.X_OK):
+        return [script]
+    return [sys.executable, "-m", "harness"]

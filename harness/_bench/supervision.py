@@ -10,10 +10,9 @@ puts on the path, so the benchmark itself imports nothing above the reports.
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
-from harness._bench.spawner import Spawner
+from harness._bench.spawner import Spawner, harness_command
 
 __all__ = ["measure_supervision"]
 
@@ -31,7 +30,7 @@ def measure_supervision(spawner: Spawner, scratch: str, folder: str, repeat: int
     with open(os.path.join(scratch, "bench_agent.py"), "w", encoding="utf-8") as file:
         file.write(_FACTORY)
     count = len(os.listdir(folder))
-    argv = [sys.executable, "-m", "harness", "run", "--suite", folder, "--format", "json"]
+    argv = [*harness_command(), "run", "--suite", folder, "--format", "json"]
     # Timed in turn within each repeat, so a slow spell of the machine weighs on both alike.
     rounds = [
         (spawner.run(argv)[0], spawner.run([*argv, "--agent", "bench_agent:factory"])[0])

@@ -8,11 +8,10 @@ code): the reference loop behind a 20 ms wait, as an agent waiting on I/O would 
 from __future__ import annotations
 
 import os
-import sys
 import time
 from typing import Any
 
-from harness._bench.spawner import Spawner
+from harness._bench.spawner import Spawner, harness_command
 from harness.reports.model import CaseReport
 
 __all__ = ["SLOW_AGENT_MS", "measure_jobs", "measure_workers"]
@@ -73,7 +72,7 @@ def measure_jobs(
     """`--jobs 2` against serial, for the slow agent and for the echo case."""
     with open(os.path.join(scratch, "bench_slow_agent.py"), "w", encoding="utf-8") as file:
         file.write(_SLOW_AGENT)
-    base = [sys.executable, "-m", "harness", "run", "--format", "json"]
+    base = [*harness_command(), "run", "--format", "json"]
     rows = []
     for name, suite, extra in (
         (f"{SLOW_AGENT_MS} ms agent", slow_suite, ["--agent", "bench_slow_agent:slow_agent"]),

@@ -21,9 +21,10 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from dataclasses import dataclass
 from types import TracebackType
 from typing import IO, Any
+
+import msgspec
 
 from harness.config import DEFAULT_OUTPUT_LIMIT
 from harness.text import truncate
@@ -37,8 +38,7 @@ _files: tuple[int, IO[bytes], IO[bytes]] | None = None
 """This process's two capture files, and the process that made them (a fork must not share)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Captured:
+class Captured(msgspec.Struct, frozen=True, kw_only=True):
     """One case's output: each stream bounded, and how much of each there was."""
 
     stdout: str = ""

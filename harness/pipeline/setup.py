@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from harness.config import DEFAULT_OUTPUT_LIMIT, Config
 from harness.errors import ConfigError
@@ -67,11 +68,15 @@ def setup_from(
 
         source, key = ("--tool-spans", None) if tool_spans else (config_path, "tool_spans")
         require_otel(source or "pyproject.toml", key and f"[tool.harness].{key}")
-        setup = replace(setup, tool_spans=True, tool_spans_grace_s=config.tool_spans_grace_s)
+        setup = msgspec.structs.replace(
+            setup, tool_spans=True, tool_spans_grace_s=config.tool_spans_grace_s
+        )
     agent_path, source, key = _origin(agent, config.agent, "agent", config_path)
     if agent_path:
         factory = load_agent_factory(agent_path, source=source, key=key, root=root)
-        setup = replace(setup, agent_factory=factory, agent_name=f"{source}: {agent_path}")
+        setup = msgspec.structs.replace(
+            setup, agent_factory=factory, agent_name=f"{source}: {agent_path}"
+        )
     command, command_source, command_key = _origin(
         agent_command, config.agent_command, "agent_command", config_path
     )
@@ -81,13 +86,13 @@ def setup_from(
             raise ConfigError(command_source, command_key, reason)
         argv = _command(command, command_source, command_key)
         _check_startable(argv[0], root, command_source, command_key)
-        setup = replace(setup, agent_command=argv, root=root)
+        setup = msgspec.structs.replace(setup, agent_command=argv, root=root)
     tools_path, source, key = _origin(tools, config.tools, "tools", config_path)
     if tools_path:
         factory_of_tools = load_tools_factory(
             tools_path, source=source, key=key, root=root, with_defaults=config.default_tools
         )
-        setup = replace(setup, tools=factory_of_tools)
+        setup = msgspec.structs.replace(setup, tools=factory_of_tools)
     elif not config.default_tools:
         raise ConfigError(
             config_path or "pyproject.toml",
@@ -96,7 +101,7 @@ def setup_from(
         )
     if config.graders:
         graders = _graders(config.graders, config_path or "pyproject.toml", root)
-        setup = replace(setup, graders=graders)
+        setup = msgspec.structs.replace(setup, graders=graders)
     registered = check_tools(setup.tools, source=source, key=key)
     declared = tool_names if tool_names is not None else config.tool_names
     registered = () if setup.agent_command else registered_names(setup, registered)
@@ -216,8 +221,7 @@ def reference_agent(context: CaseContext) -> Agent:
     return ReferenceAgent(context.provider, context.tools.with_tools(file_tools(context.workspace)))
 
 
-@dataclass(frozen=True, kw_only=True)
-class Setup:
+class Setup(msgspec.Struct, frozen=True, kw_only=True):
     """How cases are run: which agent, which tools, how long a case may take."""
 
     agent_factory: AgentFactory = reference_agent

@@ -27,7 +27,6 @@ there is no fork the cases run in this process, unsupervised.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import os
 import signal
@@ -231,7 +230,7 @@ def _serve(connection: Connection, cases: Sequence[Case], setup: Setup) -> None:
     adopt_orphans()
     if setup.memory_mb is not None:
         limit_memory(setup.memory_mb, beyond=_address_space())
-    setup = dataclasses.replace(setup, in_worker=True)
+    setup = msgspec.structs.replace(setup, in_worker=True)
     while True:
         try:
             index = int.from_bytes(connection.recv_bytes(), "little")

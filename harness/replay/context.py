@@ -12,8 +12,9 @@ says where the agent exports the spans its calls are recorded from.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -118,6 +119,8 @@ class Endpoint:
         record = session.close()
         if self._inbox is not None:
             spans = self._join_spans(scripted)
+            from dataclasses import replace  # a wire session's record
+
             record = replace(record, problems=(*record.problems, *spans))
         return record
 
@@ -135,8 +138,7 @@ class Endpoint:
         return self.span_join.problems
 
 
-@dataclass(frozen=True, kw_only=True, eq=False)
-class CaseContext:
+class CaseContext(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     """Everything one case offers the agent built for it."""
 
     case_name: str
@@ -147,7 +149,7 @@ class CaseContext:
     """The case's tools; every dispatch through them is recorded."""
     workspace: Workspace
     """A private temp folder for the case (created when its `path` is first read)."""
-    endpoint: Endpoint = field(repr=False)
+    endpoint: Endpoint
     """The case's session on the replay endpoint; prefer `base_url` and `api_key`."""
 
     @property
