@@ -5,15 +5,20 @@ them out of what a run recorded, so a string that one of them treats as a secret
 too. The shapes:
 
 - the value after a secret-looking key: api_key, apikey, access_token, refresh_token, token,
-  client_secret, secret, password, passwd, pwd, auth, private_key, access_key,
+  auth_token, client_secret, secret, password, passwd, pwd, auth, private_key, access_key,
   credential(s), also as the last word of a longer name (`DB_PASSWORD`, `NPM_TOKEN`,
-  `OPENAI_API_KEY`, `x-api-key`) and `secret` anywhere in one (`AWS_SECRET_ACCESS_KEY`)
-  (separators `=` or `:`, quotes allowed, escaped ones too (`\"`, `\\\"`), as in JSON
-  quoted once or more; at least `MIN_VALUE` characters); in parsed JSON,
-  the string value of such a key (`secret_key`);
+  `OPENAI_API_KEY`, `x-api-key`, `_authToken`) and `secret` anywhere in one
+  (`AWS_SECRET_ACCESS_KEY`) (separators `=` or `:`, quotes allowed, escaped ones too (`\"`,
+  `\\\"`), as in JSON quoted once or more; a quoted value runs to its closing quote). The name
+  says what the value is, so any length counts, except after a bare everyday word (`token`,
+  `auth`, `pwd`, `credential(s)`), where a value needs `MIN_VALUE` characters; a value that
+  only stands in for a secret (`stands_in`: `***`, `<redacted>`, `${VAR}`, `$VAR`) never
+  counts. In parsed JSON, the string value of such a key, by the same rule (`secret_value`);
 - what follows `Authorization:` (or `Proxy-Authorization:`) after its scheme, whatever the
-  scheme (`Bearer`, `Basic`, `Token`, `AWS4-HMAC-SHA256`…) or none, to the end of its line
-  or quote; `Bearer <token>` and `Basic <token>` anywhere (at least `MIN_VALUE` characters);
+  scheme (`Bearer`, `Basic`, `Token`, `Digest`, `AWS4-HMAC-SHA256`…) or none: the whole
+  credential, a Digest header's quoted, comma-separated parameters included, to the end of
+  its line or of the string it is quoted in; `Bearer <token>` and `Basic <token>` anywhere (at
+  least `MIN_VALUE` characters);
 - a `Cookie:` or `Set-Cookie:` header's `name=value` pairs;
 - the password in a URL (`https://user:password@host`);
 - known token shapes: `sk-…`, `ghp_…`/`gho_…`/`ghu_…`/`ghs_…`/`ghr_…`/`github_pat_…`,
@@ -22,9 +27,9 @@ too. The shapes:
   text).
 
 At most `KEEP` characters of a credential are ever shown, and none of one shorter than twice
-that. Only the lint also flags long random-looking tokens (`random_tokens`): a fixture ships
-forever and can always use a placeholder, but a report must keep the ids, hashes and payloads a
-run produced readable.
+that (nor of a cookie header's value, `keep_cookie`). Only the lint also flags long
+random-looking tokens (`random_tokens`): a fixture ships forever and can always use a
+placeholder, but a report must keep the ids, hashes and payloads a run produced readable.
 
 The patterns are compiled on first use, not at import, so a run that never meets a trigger
 word (`might_hold`) never pays for them.
@@ -32,6 +37,7 @@ word (`might_hold`) never pays for them.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
@@ -48,11 +54,14 @@ __all__ = [
     "find",
     "is_cut",
     "keep",
+    "keep_cookie",
+    "keyed_secret",
     "might_hold",
     "patterns",
     "random_tokens",
     "secret_key",
     "secret_value",
+    "stands_in",
 ]
 
 KEEP = 4
@@ -60,7 +69,8 @@ KEEP = 4
 MARK = "*[REDACTED]"
 """What redaction puts after the kept characters; a value that holds it is not a secret."""
 MIN_VALUE = 8
-"""Characters a value after a secret-looking key, or after Bearer/Basic, needs to count."""
+"""Characters a value needs to count after `Bearer`/`Basic` or a bare everyday key word
+(`token`, `auth`, `pwd`, `credential(s)`); after any other secret-looking key, one will do."""
 ENTROPY_BITS = 4.2
 """Bits per character above which a long token looks random (hex hashes stay below 4.0)."""
 
@@ -77,9 +87,39 @@ _SHAPES = (
 # The words that make a key secret-looking: the whole key, or its last word after `_`, `.` or
 # `-` (`DB_PASSWORD`); `secret` counts anywhere, words after it included.
 _KEY_WORDS = (
-    r"api[_-]?key|access[_-]?token|refresh[_-]?token|token|client[_-]?secret|"
+    r"api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|token|client[_-]?secret|"
     r"secret(?:[_.-][a-z0-9]+)*|password|passwd|pwd|auth|private[_-]?key|"
     r"access[_-]?key|credentials?"
+)
+# Everyday words when they stand alone: language-model prose is full of tokens, `pwd` is the
+# shell's working directory. Bare, their value needs `MIN_VALUE` characters to count; any
+# other secret-looking name (`password`, `NPM_TOKEN`, `x-auth`, `api_key`) says what its value
+# is, so one character is enough.
+_PLAIN_WORDS = frozenset({"token", "auth", "pwd", "credential", "credentials"})
+
+# A value that stands for a secret without being one: a mask (`***`, `xxxx`, `...`), a
+# placeholder (`<redacted>`, `<your token>`, `[hidden]`) or a reference to where the secret
+# lives (`${VAR}`, `${{ secrets.NPM_TOKEN }}`, `$NPM_TOKEN`, `%NPM_TOKEN%`, `{{ .Values.x }}`).
+# A `$VAR` reference is upper case, as environment variables are: `$ecret` stays a secret; a
+# `<placeholder>` holds letters and spaces only: `<3kitty` stays a secret.
+_STAND_IN = r"""(?x)
+    \*+ | x{3,} | X{3,} | \.{3,} | … | -{3,}
+    | <[A-Za-z\ _.-]*>? | \[[^\[\]]*\]
+    | \$\{.* | \$[A-Z_][A-Z0-9_]* | %[A-Za-z_][A-Za-z0-9_]*% | \{\{.*
+"""
+
+# After a separator that opened a quote (`"password": "…"`), a value runs to the same quote
+# with the same escaping (`"` in plain JSON, `\"` in JSON quoted once more) or to the end of
+# the line: a passphrase's spaces and a Digest header's quoted, comma-separated parameters
+# are all part of the one secret.
+_QUOTED = r"(?:(?!(?<!\\)(?P=esc)(?P=quote))[^\r\n])+"
+# An `Authorization` value without an opening quote: words, spaces, and quoted parameter
+# values (`response="…"`, `response=\"…\"`) after `=` or a space, to the end of the line or
+# the first quote or backslash that opens no such value. A quoted parameter holds no quote of
+# its own kind, so no character is looked at more than twice.
+_PARAMS = (
+    r"""(?>(?:[^\s"'\\]+|[ \t]+|(?<=[= \t])(?P<pesc>\\*)(?P<pquote>["'])"""
+    r"""(?:(?!(?P=pquote))[^\r\n])*?(?<!\\)(?P=pesc)(?P=pquote))+)"""
 )
 
 # Substrings (lower case) without which no pattern can match: a cheap first screen.
@@ -95,12 +135,14 @@ class Patterns(NamedTuple):
     """The compiled credential patterns."""
 
     keyed: re.Pattern[str]
-    """Groups: the key, the separator, an optional `Bearer `/`Basic `, the secret value."""
+    """A value after a secret-looking key. Groups: `key`, `sep` (the separator, with any
+    quotes: `quote` and its backslashes `esc` when it opens one), `scheme` (an optional
+    `Bearer `/`Basic `) and `value`; `keyed_secret` says whether it counts."""
     header: re.Pattern[str]
-    """`Authorization:` with any scheme or none. Groups: the key, the separator, the scheme (if
-    any) and what follows it on the line."""
+    """`Authorization:` with any scheme or none. Groups: `key`, `sep`, `scheme` (if any) and
+    `value`, the whole credential after it: every parameter of a Digest header."""
     cookie: re.Pattern[str]
-    """A cookie header. Groups: the key, the separator, the `name=value; …` pairs."""
+    """A cookie header. Groups: `key`, `sep` and `value`, the `name=value; …` pairs."""
     url: re.Pattern[str]
     """A URL with a password. Groups: `scheme://user:`, the password."""
     key_name: re.Pattern[str]
@@ -115,6 +157,8 @@ class Patterns(NamedTuple):
     """Group 1: the key's label, such as `RSA PRIVATE KEY` or `PGP PRIVATE KEY BLOCK`."""
     token: re.Pattern[str]
     """A run of 32 or more token characters, a candidate for `random_tokens`."""
+    stand_in: re.Pattern[str]
+    """A value that stands for a secret without being one: `***`, `<redacted>`, `${VAR}`."""
 
 
 @functools.cache
@@ -124,25 +168,25 @@ def patterns() -> Patterns:
     # so that a long run of word parts cannot make the search quadratic.
     keyed = re.compile(
         rf"""(?ix)
-        (?:\b|(?<=[_.-]))({_KEY_WORDS})
-        ((?:\\*["'])?\s*[:=]\s*(?:\\*["'])?)
-        ((?:bearer\s+|basic\s+)?)
-        ([^\s"'&,;\\]{{{MIN_VALUE},}})
+        (?:\b|(?<=[_.-]))(?P<key>{_KEY_WORDS})
+        (?P<sep>(?:\\*["'])?\s*[:=]\s*(?:(?P<esc>\\*)(?P<quote>["']))?)
+        (?P<scheme>(?:bearer\s+|basic\s+)?)
+        (?P<value>(?(quote){_QUOTED}|[^\s"'&,;\\]+))
         """
     )
     header = re.compile(
-        r"""(?ix)
-        \b((?:proxy-)?authorization)
-        ((?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?)
-        ((?:[a-z][a-z0-9._~+/-]*[ \t]+)?)
-        ([^\s"'\\][^\r\n"'\\]*)
+        rf"""(?ix)
+        \b(?P<key>(?:proxy-)?authorization)
+        (?P<sep>(?:\\*["'])?[ \t]*[:=][ \t]*(?:(?P<esc>\\*)(?P<quote>["']))?)
+        (?P<scheme>(?:[a-z][a-z0-9._~+/-]*[ \t]+)?)
+        (?P<value>(?(quote){_QUOTED}|(?=[^\s"'\\]){_PARAMS}))
         """
     )
     cookie = re.compile(
-        r"""(?ix)
-        \b((?:set-)?cookie)
-        ((?:\\*["'])?[ \t]*[:=][ \t]*(?:\\*["'])?)
-        ([^\s"';=\\]+=[^\r\n"'\\]*)
+        rf"""(?ix)
+        \b(?P<key>(?:set-)?cookie)
+        (?P<sep>(?:\\*["'])?[ \t]*[:=][ \t]*(?:(?P<esc>\\*)(?P<quote>["']))?)
+        (?P<value>(?=[^\s"';=\\]+=)(?(quote){_QUOTED}|{_PARAMS}))
         """
     )
     url = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,31}://[^\s:/?#@\"'\[\]]*:)([^\s/?#@\"']+)(?=@)")
@@ -155,6 +199,7 @@ def patterns() -> Patterns:
         re.DOTALL,
     )
     token = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
+    stand_in = re.compile(_STAND_IN)
     return Patterns(
         keyed=keyed,
         header=header,
@@ -166,6 +211,7 @@ def patterns() -> Patterns:
         named=named,
         pem=pem,
         token=token,
+        stand_in=stand_in,
     )
 
 
@@ -183,6 +229,34 @@ def is_cut(value: str) -> bool:
     return value.endswith(MARK) and len(value) <= KEEP + len(MARK)
 
 
+def keep_cookie(pairs: str) -> str:
+    """What may be shown of a cookie header's pairs: `keep`, unless that would show a value
+    (`a=1; b=2` would keep `a=1;`)."""
+    return MARK if "=" in pairs[:KEEP] else keep(pairs)
+
+
+def stands_in(value: str) -> bool:
+    """Whether `value` only stands for a secret: empty, a mask, a placeholder, a reference
+    (`***`, `<redacted>`, `${NPM_TOKEN}`, `$NPM_TOKEN`), or already redacted."""
+    value = value.strip()
+    return not value or MARK in value or patterns().stand_in.fullmatch(value) is not None
+
+
+def keyed_secret(match: re.Match[str]) -> bool:
+    """Whether a `Patterns.keyed` match holds a secret.
+
+    Any value that does not stand in for one (`stands_in`) counts, whatever its length, but
+    after a bare everyday word (`token`, `auth`, `pwd`, `credential(s)`) it needs `MIN_VALUE`
+    characters: `DB_PASSWORD=hunter2` and `NPM_TOKEN=abc` are secrets, `token: short` is not.
+    """
+    value = match["value"]
+    if stands_in(value):
+        return False
+    start = match.start()
+    bare = start == 0 or match.string[start - 1] not in "_.-"
+    return len(value) >= MIN_VALUE or not bare or match["key"].lower() not in _PLAIN_WORDS
+
+
 def secret_key(name: str) -> bool:
     """Whether a JSON key names a secret (`password`, `DB_PASSWORD`, `api-key`…)."""
     return might_hold(name) and patterns().key_name.fullmatch(name) is not None
@@ -191,10 +265,13 @@ def secret_key(name: str) -> bool:
 def secret_value(key: str, value: str) -> bool:
     """Whether `value`, the string under `key` in parsed JSON, is a secret.
 
-    The same rule as a key's value in text: a secret-looking key, at least `MIN_VALUE`
-    characters, and not already redacted.
+    The same rule as a key's value in text (`keyed_secret`): a secret-looking key and a value
+    that does not stand in for one, of at least `MIN_VALUE` characters under a bare everyday
+    word (`token`, `auth`).
     """
-    return len(value) >= MIN_VALUE and MARK not in value and secret_key(key)
+    if stands_in(value) or not secret_key(key):
+        return False
+    return len(value) >= MIN_VALUE or key.lower() not in _PLAIN_WORDS
 
 
 def might_hold(text: str) -> bool:
@@ -216,18 +293,23 @@ def find(text: str) -> list[Found]:
     key values.
 
     A match that overlaps one found before it is the same secret seen twice (`api_key=sk-…`
-    is one OpenAI key) and is left out.
+    is one OpenAI key) and is left out. The spans found so far are disjoint, so they are kept
+    sorted and one bisection tells whether a new one overlaps any: a text holding a great
+    many credentials stays a quick pass.
     """
     if not might_hold(text):
         return []
     compiled = patterns()
     found: list[Found] = []
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []
+    ends: list[int] = []
 
     def add(kind: str, match: re.Match[str], secret: str) -> None:
         start, end = match.span()
-        if not any(start < other_end and other_start < end for other_start, other_end in taken):
-            taken.append((start, end))
+        before = bisect.bisect_left(starts, end)  # the spans that start before this one ends
+        if before == 0 or ends[before - 1] <= start:
+            starts.insert(before, start)
+            ends.insert(before, end)
             found.append(Found(kind=kind, secret=secret))
 
     for name, pattern in compiled.named:
@@ -239,17 +321,17 @@ def find(text: str) -> list[Found]:
             kind = "PGP private key block" if match[1].startswith("PGP") else "PEM private key"
             add(kind, match, begin)
     for match in compiled.header.finditer(text):
-        if not is_cut(match[4]):
-            add(f"secret after {match[1]}", match, match[4])
+        if not is_cut(match["value"]) and not stands_in(match["value"]):
+            add(f"secret after {match['key']}", match, match["value"])
     for match in compiled.cookie.finditer(text):
-        if MARK not in match[3]:
-            add(f"{match[1]} value", match, match[3])
+        if MARK not in match["value"]:
+            add(f"{match['key']} value", match, match["value"])
     for match in compiled.url.finditer(text):
         if MARK not in match[2]:
             add("password in a URL", match, match[2])
     for match in compiled.keyed.finditer(text):
-        if MARK not in match[4]:
-            add(f"secret after {match[1]}", match, match[4])
+        if keyed_secret(match):
+            add(f"secret after {match['key']}", match, match["value"])
     for match in compiled.scheme.finditer(text):
         if MARK not in match[3]:
             add(f"{match[1]} credential", match, match[3])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -46,6 +47,15 @@ CREDENTIALS = [
     "AIzaSyA1234567890abcdefghijklmnopqrstuv",
     "Cookie: sessionid=abc123def456; csrftoken=xyz",
     "Set-Cookie: id=a3fWa; Expires=Thu, 21 Oct 2021 07:28:00 GMT; Secure",
+    "DB_PASSWORD=hunter2",
+    "password: hunter2",
+    "NPM_TOKEN=abc",
+    "--token=abc",
+    "password=<3kitty",
+    '{"password": "correct horse battery staple"}',
+    "Cookie: a=1; b=2",
+    'Authorization: Digest username="harness_user", realm="example.com", response="6629fae4"',
+    "//registry.example.com/:_authToken=abcd",
 ]
 # Text that mentions the trigger words, or comes close to a shape, without holding a secret.
 PROSE = [
@@ -69,6 +79,20 @@ PROSE = [
     "AIzaShort",
     f"Authorization: Bearer abcd{MARK}",
     f"https://harness_user:s3cr{MARK}@example.com",
+    "auth: none",
+    "pwd: /tmp",
+    "NPM_TOKEN=${NPM_TOKEN}",
+    "NODE_AUTH_TOKEN: ${{ secrets.NPM_TOKEN }}",
+    "DB_PASSWORD=$DB_PASSWORD",
+    "password: <redacted>",
+    "password: <your password here>",
+    "api_key: ***",
+    "client_secret=[hidden]",
+    "password=",
+    'password: ""',
+    "SECRET_KEY=%SECRET_KEY%",
+    "Authorization: Bearer <token>",
+    "the password policy: at least 12 characters",
 ]
 
 
@@ -100,6 +124,7 @@ _FRAGMENTS = [
     "api_key", "token", "password", "auth", "=", ": ", '"', "'", " ", "\n", ",", "Bearer ",
     "DB_", "Authorization", "Token ", "Cookie", "sid=", ";", "https://", "user:", "@",
     "example.com", "AIza", "0123456789abcdefghijklmnopqrstuvwxy", "SECRET", "PGP ",
+    "DB_PASSWORD=", "hunter2", "Digest ", 'realm="', '\\"', "${", "}", "***", "<redacted>",
     "-----BEGIN PGP PRIVATE KEY BLOCK-----",
     "basic ", "abcd1234", "efgh5678", "ABCDEFGHIJKLMNOP", "sk-", "proj-", "ghp_", "github_pat_",
     "AKIA", "xoxb-", "eyJ", ".", "_", "-", "-----BEGIN RSA PRIVATE KEY-----",
@@ -123,15 +148,92 @@ def test_the_one_threshold_for_github_tokens() -> None:
         assert find(prefix + "a" * 19) == []
 
 
-def test_a_value_needs_min_value_characters() -> None:
-    """A keyed or Bearer value shorter than MIN_VALUE is prose, not a secret."""
-    assert find("token=" + "a" * MIN_VALUE) == [
-        Found(kind="secret after token", secret="a" * MIN_VALUE)
+@pytest.mark.parametrize("word", ["token", "auth", "pwd", "credential", "credentials"])
+def test_a_bare_everyday_word_needs_min_value_characters(word: str) -> None:
+    """After `token` alone a value shorter than MIN_VALUE is prose; after `NPM_TOKEN` it is not."""
+    assert find(f"{word}=" + "a" * MIN_VALUE) == [
+        Found(kind=f"secret after {word}", secret="a" * MIN_VALUE)
     ]
-    assert find("token=" + "a" * (MIN_VALUE - 1)) == []
+    assert find(f"{word}=" + "a" * (MIN_VALUE - 1)) == []
+    for name in (f"NPM_{word.upper()}", f"x-{word}", f"--{word}", f"db.{word}"):
+        assert find(f"{name}=a") == [Found(kind=f"secret after {name[-len(word) :]}", secret="a")]
+
+
+def test_a_bearer_value_needs_min_value_characters() -> None:
+    """`Bearer`/`Basic` outside a header are English words too."""
     assert find("Bearer " + "b" * MIN_VALUE) == [
         Found(kind="Bearer credential", secret="b" * MIN_VALUE)
     ]
+    assert find("Bearer " + "b" * (MIN_VALUE - 1)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["DB_PASSWORD=hunter2", "password: hunter2", "AWS_SECRET_ACCESS_KEY=x", "NPM_TOKEN: ab",
+     "OPENAI_API_KEY='abc'", "client_secret=s3", 'MY_APP_SECRET_VALUE = "q9"', "passwd=1"],
+)  # fmt: skip
+def test_a_name_that_says_secret_makes_any_value_one(text: str) -> None:
+    """The issue's `DB_PASSWORD=hunter2`: the name says what the value is, whatever its length."""
+    redacted = redact(text)
+    assert redacted.endswith(MARK) or redacted.endswith(MARK + text[-1])
+    assert not any(part in redacted for part in ("hunter2", "=x", ": ab", "abc", "s3", "q9", "=1"))
+    assert flagged_by_lint(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ('{"password": "correct horse battery staple", "user": "harness_user"}',
+         f'{{"password": "corr{MARK}", "user": "harness_user"}}'),
+        ("{'password': 'it is me', 'n': 1}", f"{{'password': 'it i{MARK}', 'n': 1}}"),
+        ('"{\\"password\\": \\"a b \\\\\\"c\\\\\\" d\\"}"',
+         f'"{{\\"password\\": \\"a b {MARK}\\"}}"'),
+    ],
+)  # fmt: skip
+def test_a_quoted_value_is_masked_to_its_closing_quote(text: str, redacted: str) -> None:
+    """A passphrase's spaces, and quotes escaped deeper than its own, are all part of it."""
+    assert redact(text) == redacted
+
+
+DIGEST = (
+    'Digest username="harness_user", realm="example.com", nonce="dcd98b7102dd2f0e8b11d0f6", '
+    'uri="/dir/index.html", qop=auth, nc=00000001, cnonce="0a4f113b", '
+    'response="6629fae49393a05397450978507c4ef1", opaque="5ccc069c403ebaf9f0171e9517f40e41"'
+)
+DIGEST_VALUES = ("harness_user", "dcd98b71", "index.html", "0a4f113b", "6629fae4", "5ccc069c")
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (f"Authorization: {DIGEST}", f"Authorization: Digest user{MARK}"),
+        (f"Proxy-Authorization: {DIGEST}\nHost: example.com",
+         f"Proxy-Authorization: Digest user{MARK}\nHost: example.com"),
+        (json.dumps({"Authorization": DIGEST, "Host": "example.com"}),
+         f'{{"Authorization": "Digest user{MARK}", "Host": "example.com"}}'),
+        (json.dumps([f"Authorization: {DIGEST}", "Host: example.com"]),
+         f'["Authorization: Digest user{MARK}", "Host: example.com"]'),
+        (json.dumps(json.dumps({"authorization": DIGEST})),
+         f'"{{\\"authorization\\": \\"Digest user{MARK}\\"}}"'),
+        (f"curl -H 'Authorization: {DIGEST}' https://example.com",
+         f"curl -H 'Authorization: Digest user{MARK}' https://example.com"),
+        ("Authorization: Custom a = \"x y\", b=z", f"Authorization: Custom a = {MARK}"),
+    ],
+)  # fmt: skip
+def test_a_digest_header_is_masked_whole(text: str, redacted: str) -> None:
+    """Every parameter of a Digest credential, quoted or not, in every quoting of the header."""
+    assert redact(text) == redacted
+    assert not any(value in redact(text) for value in DIGEST_VALUES)
+    assert redact(redacted) == redacted
+    assert find(redacted) == []
+    assert flagged_by_lint(text)
+
+
+def test_a_cookie_shows_no_value() -> None:
+    """Keeping 4 characters of `a=1; b=2` would show a value: a cookie keeps only a name part."""
+    assert redact("Cookie: a=1; b=2; c=3") == f"Cookie: {MARK}"
+    assert redact("Cookie: sessionid=abc123def456") == f"Cookie: sess{MARK}"
+    assert redact('Cookie: theme="dark mode"; sid=abc') == f"Cookie: them{MARK}"
 
 
 def test_one_secret_seen_by_two_shapes_is_found_once() -> None:
@@ -206,8 +308,17 @@ def test_a_json_key_names_a_secret(key: str, secret: bool) -> None:
     """In parsed JSON the key is not beside its value in one text: it is judged on its own."""
     assert credentials.secret_key(key) is secret
     assert credentials.secret_value(key, "abcdefgh1234") is secret
-    assert not credentials.secret_value(key, "short")
-    assert not credentials.secret_value(key, f"abcd{MARK}")
+    assert credentials.secret_value(key, "short") is secret
+    for stand_in in (f"abcd{MARK}", "", " ", "***", "<redacted>", "${TOKEN}", "$TOKEN"):
+        assert not credentials.secret_value(key, stand_in)
+
+
+def test_a_json_value_under_a_bare_everyday_word_needs_min_value_characters() -> None:
+    """`{"token": "short"}` is prose as `token: short` is; `{"npm_token": "a"}` is a secret."""
+    assert not credentials.secret_value("token", "short")
+    assert credentials.secret_value("token", "abcdefgh")
+    assert credentials.secret_value("npm_token", "a")
+    assert credentials.secret_value("authToken", "a")
 
 
 def test_the_lint_flags_a_secret_under_a_secret_key_in_the_json_itself() -> None:
@@ -228,3 +339,12 @@ def test_patterns_stay_linear_on_long_runs_of_word_parts() -> None:
     """Key names are found by lookbehind, so a long `a-a-a-…` run is one quick pass."""
     text = "a-" * 200_000 + "password=abcdefgh1234"
     assert find(text) == [Found(kind="secret after password", secret="abcdefgh1234")]
+
+
+def test_a_text_of_many_credentials_is_one_pass() -> None:
+    """Each one is checked against those found before by bisection, not one by one."""
+    text = "NPM_TOKEN=abc " * 20_000 + 'Authorization: Digest response="6629fae4"'
+    found = find(text)
+    assert len(found) == 20_001
+    assert found[0] == Found(kind="secret after Authorization", secret='response="6629fae4"')
+    assert set(found[1:]) == {Found(kind="secret after TOKEN", secret="abc")}

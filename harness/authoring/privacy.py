@@ -6,9 +6,12 @@ or host:
 - `privacy.email`: an e-mail address outside the example domains;
 - `privacy.credential`: a credential as `harness.credentials` knows it, the same shapes that
   reports redact (the value after a secret-looking key such as `api_key=`, `password:` or
-  `DB_PASSWORD=`, or under one in the JSON itself, an `Authorization:` header of any scheme,
-  `Bearer`/`Basic` credentials, cookies, a password in a URL, `sk-…`, `ghp_…`, `AKIA…`,
-  `xox…-`, `AIza…`, a JWT, a PEM or PGP private key block), or a long high-entropy token;
+  `DB_PASSWORD=`, whatever its length, or under one in the JSON itself, an `Authorization:`
+  header of any scheme, `Bearer`/`Basic` credentials, cookies, a password in a URL, `sk-…`,
+  `ghp_…`, `AKIA…`, `xox…-`, `AIza…`, a JWT, a PEM or PGP private key block), or a long
+  high-entropy token. Prose about secrets passes (`reset my password`, `the next token: a
+  word`), and so does a value that only stands in for one (`password: <your password>`,
+  `NPM_TOKEN=${NPM_TOKEN}`, `api_key: ***`);
 - `privacy.ip`: an IP address outside the documentation ranges (192.0.2.0/24,
   198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32) and loopback;
 - `privacy.url`: a URL to a host that is not an example or reserved name.

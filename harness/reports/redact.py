@@ -6,18 +6,30 @@ summary and the history never hold a secret that a tool or agent printed. Gradin
 the real run. What counts as a credential is `harness.credentials`, the same shapes the
 privacy lint flags in fixtures. The rule: a credential keeps its first 4 characters, followed
 by `*[REDACTED]` (`api_key=abcd1234` -> `api_key=abcd*[REDACTED]`; one shorter than 8
-characters keeps none), and a PEM or PGP private key block is cut whole, after its BEGIN line.
-In a request body, the string value of a secret-looking key (`"api_key": "…"`) is a secret
-whatever it looks like (`credentials.secret_value`).
+characters keeps none: `DB_PASSWORD=hunter2` -> `DB_PASSWORD=*[REDACTED]`), a cookie header
+shows no value, and a PEM or PGP private key block is cut whole, after its BEGIN line. In a
+request body, the string value of a secret-looking key (`"api_key": "…"`) is a secret whatever
+it looks like (`credentials.secret_value`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
 
-from harness.credentials import MARK, is_cut, keep, might_hold, patterns, secret_value
+from harness.credentials import (
+    MARK,
+    is_cut,
+    keep,
+    keep_cookie,
+    keyed_secret,
+    might_hold,
+    patterns,
+    secret_value,
+    stands_in,
+)
 from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
 from harness.reports.model import CaseReport
@@ -34,18 +46,22 @@ def redact(text: str) -> str:
     text = compiled.pem.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
     text = compiled.shapes.sub(lambda m: keep(m[0]), text)
     text = compiled.header.sub(
-        lambda m: m[0] if is_cut(m[4]) else f"{m[1]}{m[2]}{m[3]}{keep(m[4])}", text
+        lambda m: m[0] if is_cut(m["value"]) or stands_in(m["value"]) else _cut(m), text
     )
     text = compiled.cookie.sub(
-        lambda m: f"{m[1]}{m[2]}{keep(m[3])}" if MARK not in m[3] else m[0], text
+        lambda m: m[0] if MARK in m["value"] else f"{m['key']}{m['sep']}{keep_cookie(m['value'])}",
+        text,
     )
     text = compiled.url.sub(lambda m: f"{m[1]}{keep(m[2])}" if MARK not in m[2] else m[0], text)
-    text = compiled.keyed.sub(
-        lambda m: f"{m[1]}{m[2]}{m[3]}{keep(m[4])}" if MARK not in m[4] else m[0], text
-    )
+    text = compiled.keyed.sub(lambda m: _cut(m) if keyed_secret(m) else m[0], text)
     return compiled.scheme.sub(
         lambda m: f"{m[1]}{m[2]}{keep(m[3])}" if MARK not in m[3] else m[0], text
     )
+
+
+def _cut(match: re.Match[str]) -> str:
+    """A keyed or header match with its value cut: `key`, `sep`, `scheme` kept as they were."""
+    return f"{match['key']}{match['sep']}{match['scheme']}{keep(match['value'])}"
 
 
 RECORD_LIMIT = 1_000_000

@@ -86,3 +86,38 @@ def test_a_secret_after_a_key_is_flagged_and_masked() -> None:
     (finding,) = PrivacyLint().check("$.x", "api_key=abcd1234efgh")
     assert finding.rule == "privacy.credential"
     assert finding.message == "looks like a secret after api_key: abcd…(12 chars)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I forgot my password, can you reset it?",
+        "What is the password policy? At least 12 characters.",
+        "The secret to good caching is invalidation.",
+        "The next token: a word piece of 4 characters.",
+        "Set DB_PASSWORD in the environment, never in the file.",
+        "auth: none",
+        "NPM_TOKEN=${NPM_TOKEN}",
+        "password: <your password here>",
+        "api_key: ***",
+    ],
+)
+def test_prose_and_placeholders_about_secrets_pass(text: str) -> None:
+    """A fixture may talk about passwords and tokens, and stand one in, without holding one."""
+    assert rules(text) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["DB_PASSWORD=hunter2", "password: hunter2", "NPM_TOKEN: abc", "api-key=1"]
+)
+def test_a_short_secret_under_a_name_that_says_so_is_flagged(text: str) -> None:
+    """The same rule redaction applies: the name says what the value is, whatever its length."""
+    assert rules(text) == ["privacy.credential"]
+
+
+def test_a_digest_header_is_flagged_once_and_masked() -> None:
+    """Every parameter of the credential is the secret; the message shows 4 characters of it."""
+    text = 'Authorization: Digest username="harness_user", response="6629fae49393a053"'
+    (finding,) = PrivacyLint().check("$.x", text)
+    assert finding.message == "looks like a secret after Authorization: user…(52 chars)"
+    assert "6629" not in finding.message

@@ -65,12 +65,30 @@ KINDS: dict[str, list[Plant]] = {
         lambda s: f"OPENAI_API_KEY='{s}'",
         lambda s: f"MY_APP_SECRET_VALUE = {s}",
         lambda s: f'{{"client_secret": "{s}"}}',
+        lambda s: f'{{"password": "correct horse {s} staple"}}',
+    ],
+    "short named key": [
+        lambda s: f"DB_PASSWORD={s[:SHORT]}",
+        lambda s: f"password: {s[:SHORT]}",
+        lambda s: f"NPM_TOKEN={s[:SHORT]}",
+        lambda s: f"export AWS_SECRET_ACCESS_KEY='{s[:SHORT]}'",
+        lambda s: f'{{"api_key": "{s[:SHORT]}"}}',
     ],
     "authorization": [
         lambda s: f"Authorization: Token {s}",
         lambda s: f"authorization: Bearer {s}",
         lambda s: f"Proxy-Authorization: Negotiate {s}",
         lambda s: f'{{"Authorization": "Custom-Scheme {s}"}}',
+    ],
+    "digest": [
+        lambda s: (
+            'Authorization: Digest username="harness_user", realm="example.com", '
+            f'nonce="dcd98b7102dd2f0e", uri="/dir/index.html", response="{s}", opaque="5ccc069c"'
+        ),
+        lambda s: (
+            f'{{"Proxy-Authorization": "Digest username=\\"harness_user\\", response=\\"{s}\\""}}'
+        ),
+        lambda s: f"Authorization: Digest username=harness_user, qop=auth, response={s}, nc=01",
     ],
     "PGP block": [
         lambda s: (
@@ -86,13 +104,23 @@ KINDS: dict[str, list[Plant]] = {
     "cookie": [
         lambda s: f"Cookie: session={s}; theme=dark",
         lambda s: f"Set-Cookie: sid={s}; Path=/; HttpOnly",
+        lambda s: f"Cookie: theme=dark; session={s}; csrftoken=abc",
+        lambda s: f'Cookie: a=1; b="{s}"',
     ],
 }
+SHORT = 7
+"""Characters of a short secret: under `2 * KEEP`, so none of it may be shown."""
+
+
+def planted(secret: str, plant: Plant) -> str:
+    """What of `secret` a plant puts in the text: all of it, or its first `SHORT` characters."""
+    return secret[:SHORT] if plant in KINDS["short named key"] else secret
 
 
 def survivor(secret: str) -> bytes:
-    """What must not appear: the secret past the characters a redaction may show."""
-    return secret[KEEP:].encode()
+    """What must not appear: the secret past the characters a redaction may show (a short one
+    keeps none)."""
+    return (secret[KEEP:] if len(secret) >= 2 * KEEP else secret).encode()
 
 
 @contextlib.contextmanager
@@ -142,6 +170,7 @@ def check_nothing_survives(
     secret: str, plant: Plant, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     PLANTED["text"] = plant(secret)
+    secret = planted(secret, plant)
     with tempfile.TemporaryDirectory() as folder, project(Path(folder)) as paths:
         shown = run_everything(paths, capsys, monkeypatch)
         assert "::error" in shown  # annotations were printed
