@@ -5,12 +5,15 @@ in item order. Where it is safe (Linux, no other thread alive) workers are forke
 the parent's items directly; elsewhere each chunk travels as msgpack. Results always come
 back as msgpack, which msgspec encodes and decodes far faster than pickle.
 
-A worker that dies (a segfault, `os._exit`, the OOM killer) breaks the pool: every item that
-was in flight is then run again, alone, in a fresh pool, so the item that crashes gets the
-caller's crash result on its own and its neighbours get their real results. The broken pool
-ends its other workers with SIGTERM; a forked worker would inherit the parent's SIGTERM
-handler and print a traceback as it stops, so each process forked here restores the default
-(a quiet end) before it runs any code: the crash shows once, as its item's result.
+A worker that dies (a segfault, `os._exit`, the OOM killer) breaks the pool. The first chunk
+left without results then runs again, its items in turn in a one-worker pool; one that gets
+no result there runs once more on its own (forked where it can be, so its exit status is
+known), and if it dies again it gets the caller's crash result and one line on stderr naming
+it and how its process died. Its neighbours get their real results; the chunks after go back
+to a full pool. A crash costs a few process starts, never one per item, and no traceback:
+the broken pool ends its other workers with SIGTERM, and a forked worker would inherit the
+parent's SIGTERM handler and print one as it stops, so each process forked here restores
+the default (a quiet end) before it runs any code.
 
 `fork_shares` cuts the items in contiguous shares: the parent works on the first while
 forked children work on the others and hand their results back as msgpack.
@@ -19,8 +22,7 @@ forked children work on the others and hand their results back as msgpack.
 replaying it allocates many small acyclic objects that reference counting frees on its own,
 so a full collection in between only rescans the growing heap.
 
-Nothing here knows what the items are: the callers (loading a suite, running one) bring the
-task and the msgspec types that carry its items and results.
+Nothing here knows what the items are: the callers bring the task and its msgspec types.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import sys
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import msgspec
 
@@ -101,6 +103,7 @@ def run_in_workers(
     item_type: type[Item],
     result_type: type[Result],
     crashed: Callable[[int], Result],
+    describe: Callable[[int], str] | None = None,
 ) -> Iterator[Result]:
     """Yield `task(item, state)` for each of `items`, in order, run on `jobs` worker processes.
 
@@ -116,17 +119,20 @@ def run_in_workers(
         result_type: The type of a result, to decode what the workers send back.
         crashed: The result for the item at this index, when its worker dies even with the
             item run alone.
+        describe: What the item at this index is, for the one stderr line of its crash
+            (default: `item 3 of 40`).
     """
     global _task, _state, _items
     decode_results = msgspec.msgpack.Decoder(list[result_type]).decode  # type: ignore[valid-type]
     _task, _state, _items = task, state, items  # inherited by forked workers; unused otherwise
+    if describe is None:
+        describe = lambda index: f"item {index + 1} of {len(items)}"  # noqa: E731
+    recovery = _Recovery(items, (task, state, item_type), decode_results, crashed, describe)
     try:
         chunks = _chunks(len(items), jobs)
         with _forks_are_workers():
             while chunks:
-                chunks = yield from _run_chunks(
-                    items, jobs, chunks, (task, state, item_type), decode_results, crashed
-                )
+                chunks = yield from _run_chunks(jobs, chunks, recovery)
     finally:
         _task, _state, _items = None, None, ()
 
@@ -202,28 +208,39 @@ def _fork_share(
         os._exit(status)
 
 
+class _Recovery(NamedTuple, Generic[Item, State, Result]):
+    """What running the items, and recovering from a crash, needs."""
+
+    items: Sequence[Item]
+    initargs: tuple[Callable[[Item, State], Result], State, type[Item]]
+    decode: Callable[[bytes], list[Result]]
+    crashed: Callable[[int], Result]
+    describe: Callable[[int], str]
+
+
 def _run_chunks(
-    items: Sequence[Item],
-    jobs: int,
-    chunks: list[range],
-    initargs: tuple[Callable[[Item, State], Result], State, type[Item]],
-    decode: Callable[[bytes], list[Result]],
-    crashed: Callable[[int], Result],
+    jobs: int, chunks: list[range], recovery: _Recovery[Item, State, Result], alone: bool = False
 ) -> Generator[Result, None, list[range]]:
-    """Yield the chunks' results in order; return the chunks left when a worker crashed."""
+    """Yield the chunks' results in order; return the chunks left when a worker crashed, after
+    `_isolate` on the first chunk left without results (`alone`: run its one item alone)."""
+    from concurrent.futures.process import BrokenProcessPool
+
     forked = _can_fork()
-    pool = _pool(initargs, jobs, forked)
+    pool = _pool(recovery.initargs, jobs, forked)
     try:
-        futures = [
-            pool.submit(_run_chunk, span, None if forked else _payload(items, span))
-            for span in chunks
-        ]
-        for position, (span, future) in enumerate(zip(chunks, futures, strict=True)):
-            results = _result(future, decode)
+        futures: list[Future[bytes]] = []
+        with contextlib.suppress(BrokenProcessPool):  # broken already: the rest gets no result
+            for span in chunks:
+                payload = None if forked else _payload(recovery.items, span)
+                futures.append(pool.submit(_run_chunk, span, payload))
+        for position, span in enumerate(chunks):
+            results = _result(futures[position], recovery.decode) if futures[position:] else None
             if results is None:  # the pool broke: pin the crash, then go on in a new pool
-                pool.shutdown(wait=False, cancel_futures=True)
-                for index in span:
-                    yield _run_alone(items, index, initargs, decode, crashed)
+                pool.shutdown(wait=True, cancel_futures=True)  # its threads gone: forks are safe
+                if alone:
+                    yield _run_alone(span.start, recovery)
+                else:
+                    yield from _isolate(span, recovery)
                 return chunks[position + 1 :]
             yield from results
     except BaseException:
@@ -231,6 +248,14 @@ def _run_chunks(
         raise
     pool.shutdown(wait=True)
     return []
+
+
+def _isolate(span: range, recovery: _Recovery[Item, State, Result]) -> Iterator[Result]:
+    """The results of a chunk whose worker died: its items in turn in one worker, each one
+    that gets no result there run on its own."""
+    chunks = [range(index, index + 1) for index in span]
+    while chunks:
+        chunks = yield from _run_chunks(1, chunks, recovery, alone=True)
 
 
 def _can_fork() -> bool:
@@ -288,21 +313,62 @@ def _result(future: Future[bytes], decode: Callable[[bytes], list[Result]]) -> l
         return None
 
 
-def _run_alone(
-    items: Sequence[Item],
-    index: int,
-    initargs: tuple[Callable[[Item, State], Result], State, type[Item]],
-    decode: Callable[[bytes], list[Result]],
-    crashed: Callable[[int], Result],
-) -> Result:
-    forked = _can_fork()
-    with _pool(initargs, 1, forked) as pool:
-        span = range(index, index + 1)
-        future = pool.submit(_run_chunk, span, None if forked else _payload(items, span))
-        results = _result(future, decode)
-    if results:
-        return results[0]
-    return crashed(index)
+def _run_alone(index: int, recovery: _Recovery[Item, State, Result]) -> Result:
+    """The item's result, run on its own; the crash result if its process dies even so, with
+    one line on stderr naming the item and how its process died."""
+    items, span = recovery.items, range(index, index + 1)
+    outcome = _alone_in_fork(items[index : index + 1], recovery) if _can_fork() else None
+    if outcome is None:  # no fork to be had: a pool of one, which cannot say how it died
+        with _pool(recovery.initargs, 1, False) as pool:
+            future = pool.submit(_run_chunk, span, _payload(items, span))
+            outcome = _result(future, recovery.decode) or -1
+    if isinstance(outcome, list):
+        return outcome[0]
+    death = "exited without a result" if outcome < 0 else _death(outcome)
+    _say(f"harness: the worker process running {recovery.describe(index)} {death}")
+    return recovery.crashed(index)
+
+
+def _alone_in_fork(
+    share: Sequence[Item], recovery: _Recovery[Item, State, Result]
+) -> list[Result] | int | None:
+    """The results of `share` worked on in a forked child, or the wait status of a child that
+    failed, or None when no child could be had."""
+    task, state, _ = recovery.initargs
+    try:
+        pid, out = _fork_share(lambda items: [task(item, state) for item in items], share)
+    except OSError:
+        return None
+    with out:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except BaseException:  # interrupted: the child goes too
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            raise
+        if status != 0:
+            return status
+        out.seek(0)
+        return recovery.decode(out.read())
+
+
+def _death(status: int) -> str:
+    """How a process with this wait status ended, as `was killed by SIGKILL`."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            return f"was killed by {signal.Signals(number).name}"
+        except ValueError:
+            return f"was killed by signal {number}"
+    return f"exited with status {os.waitstatus_to_exitcode(status)}"
+
+
+def _say(line: str) -> None:
+    """One line on stderr; a stderr that is gone or closed costs nothing."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 @contextmanager

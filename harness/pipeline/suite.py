@@ -147,6 +147,7 @@ def _workers(cases: Sequence[Case], setup: Setup, jobs: int) -> Iterator[CaseRep
         item_type=Case,
         result_type=CaseReport,
         crashed=functools.partial(_crashed, cases),
+        describe=lambda index: f"case {cases[index].name} ({cases[index].source})",
     )
 
 
