@@ -17,7 +17,8 @@ too. The shapes:
 - what follows `Authorization:` (or `Proxy-Authorization:`) after its scheme, whatever the
   scheme (`Bearer`, `Basic`, `Token`, `Digest`, `AWS4-HMAC-SHA256`…) or none: the whole
   credential, a Digest header's quoted, comma-separated parameters included, to the end of
-  its line or of the string it is quoted in; `Bearer <token>` and `Basic <token>` anywhere (at
+  its line or of the string it is quoted in, also as a pair in a list of headers
+  (`[('Authorization', 'Digest …')]`); `Bearer <token>` and `Basic <token>` anywhere (at
   least `MIN_VALUE` characters);
 - a `Cookie:` or `Set-Cookie:` header's `name=value` pairs;
 - the password in a URL (`https://user:password@host`);
@@ -108,6 +109,18 @@ _STAND_IN = r"""(?x)
     | \$\{.* | \$[A-Z_][A-Z0-9_]* | %[A-Za-z_][A-Za-z0-9_]*% | \{\{.*
 """
 
+
+# Between a header's name and its value: `:` or `=`, or, for a name that opens a pair
+# (`[('Authorization', 'Digest …')]`, `[["cookie", "…"]]`), a comma and another quote. Prose
+# that lists header names (`the "Authorization", "Accept" headers`) is no pair. The pair is
+# looked for behind the name once the name has matched: one fixed-width lookbehind per name.
+def _separator(*names: str) -> str:
+    """The `sep` group after one of `names`: groups `esc` and `quote` as in `Patterns.keyed`."""
+    pair = "|".join(rf"(?<=[(\[]{escape}[\"']{name})" for name in names for escape in ("", r"\\"))
+    between = rf"""(?:(?:{pair})\\*["'][ \t]*,(?=[ \t]*\\*["'])|(?:\\*["'])?[ \t]*[:=])"""
+    return rf"""(?P<sep>{between}[ \t]*(?:(?P<esc>\\*)(?P<quote>["']))?)"""
+
+
 # After a separator that opened a quote (`"password": "…"`), a value runs to the same quote
 # with the same escaping (`"` in plain JSON, `\"` in JSON quoted once more) or to the end of
 # the line: a passphrase's spaces and a Digest header's quoted, comma-separated parameters
@@ -177,7 +190,7 @@ def patterns() -> Patterns:
     header = re.compile(
         rf"""(?ix)
         \b(?P<key>(?:proxy-)?authorization)
-        (?P<sep>(?:\\*["'])?[ \t]*[:=][ \t]*(?:(?P<esc>\\*)(?P<quote>["']))?)
+        {_separator("authorization", "proxy-authorization")}
         (?P<scheme>(?:[a-z][a-z0-9._~+/-]*[ \t]+)?)
         (?P<value>(?(quote){_QUOTED}|(?=[^\s"'\\]){_PARAMS}))
         """
@@ -185,7 +198,7 @@ def patterns() -> Patterns:
     cookie = re.compile(
         rf"""(?ix)
         \b(?P<key>(?:set-)?cookie)
-        (?P<sep>(?:\\*["'])?[ \t]*[:=][ \t]*(?:(?P<esc>\\*)(?P<quote>["']))?)
+        {_separator("cookie", "set-cookie")}
         (?P<value>(?=[^\s"';=\\]+=)(?(quote){_QUOTED}|{_PARAMS}))
         """
     )

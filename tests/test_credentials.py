@@ -93,6 +93,7 @@ PROSE = [
     "SECRET_KEY=%SECRET_KEY%",
     "Authorization: Bearer <token>",
     "the password policy: at least 12 characters",
+    'send the "Authorization", "Accept" and "Cookie", "Host" headers',
 ]
 
 
@@ -125,6 +126,7 @@ _FRAGMENTS = [
     "DB_", "Authorization", "Token ", "Cookie", "sid=", ";", "https://", "user:", "@",
     "example.com", "AIza", "0123456789abcdefghijklmnopqrstuvwxy", "SECRET", "PGP ",
     "DB_PASSWORD=", "hunter2", "Digest ", 'realm="', '\\"', "${", "}", "***", "<redacted>",
+    "[(", "', '", '", "',
     "-----BEGIN PGP PRIVATE KEY BLOCK-----",
     "basic ", "abcd1234", "efgh5678", "ABCDEFGHIJKLMNOP", "sk-", "proj-", "ghp_", "github_pat_",
     "AKIA", "xoxb-", "eyJ", ".", "_", "-", "-----BEGIN RSA PRIVATE KEY-----",
@@ -218,6 +220,10 @@ DIGEST_VALUES = ("harness_user", "dcd98b71", "index.html", "0a4f113b", "6629fae4
         (f"curl -H 'Authorization: {DIGEST}' https://example.com",
          f"curl -H 'Authorization: Digest user{MARK}' https://example.com"),
         ("Authorization: Custom a = \"x y\", b=z", f"Authorization: Custom a = {MARK}"),
+        (f"headers=[('Authorization', '{DIGEST}'), ('Host', 'example.com')]",
+         f"headers=[('Authorization', 'Digest user{MARK}'), ('Host', 'example.com')]"),
+        (json.dumps([["proxy-authorization", DIGEST]]),
+         f'[["proxy-authorization", "Digest user{MARK}"]]'),
     ],
 )  # fmt: skip
 def test_a_digest_header_is_masked_whole(text: str, redacted: str) -> None:
@@ -234,6 +240,7 @@ def test_a_cookie_shows_no_value() -> None:
     assert redact("Cookie: a=1; b=2; c=3") == f"Cookie: {MARK}"
     assert redact("Cookie: sessionid=abc123def456") == f"Cookie: sess{MARK}"
     assert redact('Cookie: theme="dark mode"; sid=abc') == f"Cookie: them{MARK}"
+    assert redact("[('Cookie', 'a=1; b=2')]") == f"[('Cookie', '{MARK}')]"
 
 
 def test_one_secret_seen_by_two_shapes_is_found_once() -> None:
