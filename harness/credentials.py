@@ -359,8 +359,25 @@ def random_tokens(text: str) -> list[str]:
 def _looks_random(token: str) -> bool:
     has_digit = any(c.isdigit() for c in token)
     has_letter = any(c.isalpha() for c in token)
-    if not (has_digit and has_letter):
+    if not (has_digit and has_letter) or _reads_as_words(token):
         return False
     counts = Counter(token)
     entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
     return entropy >= ENTROPY_BITS
+
+
+_SEPARATORS = str.maketrans("_./", "---")
+_VOWELS = frozenset("aeiouy")
+
+
+def _reads_as_words(token: str) -> bool:
+    """Whether `token` is words joined by `-`, `_`, `.` or `/`, as case names and paths are
+    (`regression-gh8929-trimmed-final-text`): three parts or more, most of them lower-case
+    words with a vowel. A generated secret has few separators and mixed-case parts."""
+    parts = [part for part in token.translate(_SEPARATORS).split("-") if part]
+    if len(parts) < 3:
+        return False
+    words = sum(
+        part.isalpha() and part.islower() and not _VOWELS.isdisjoint(part) for part in parts
+    )
+    return 2 * words > len(parts)

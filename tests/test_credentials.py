@@ -355,3 +355,19 @@ def test_a_text_of_many_credentials_is_one_pass() -> None:
     assert len(found) == 20_001
     assert found[0] == Found(kind="secret after Authorization", secret='response="6629fae4"')
     assert set(found[1:]) == {Found(kind="secret after TOKEN", secret="abc")}
+
+
+@pytest.mark.parametrize(
+    ("token", "random"),
+    [
+        ("regression-gh8929-trimmed-final-text-not-duplicated", False),  # a case name
+        ("gh8952-no-duplicated-confirmation-of-the-order", False),
+        ("evals/regression/gh8722_generated_filename.json", False),  # a path
+        ("Xk9_aZ-q8Lm2-Np4Rs6Tu8Vw0Yz1Ab3Cd5Ef7Gh9Q", True),  # base64url, with separators
+        ("ghp_x7Kq9Lm2Np4Rs6Tu8Vw0Yz1Ab3Cd5Ef7Gh9", True),
+    ],
+)
+def test_words_joined_by_dashes_are_not_random(token: str, random: bool) -> None:
+    """Case names and paths made of words read as words, however long; generated tokens
+    with a separator or two still look random."""
+    assert bool(random_tokens(token)) is random
