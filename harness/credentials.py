@@ -79,7 +79,7 @@ ENTROPY_BITS = 4.2
 _SHAPES = (
     ("OpenAI-style API key", r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}"),
     ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
-    ("AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}"),
+    ("AWS access key id", r"\b(?:(?:AKIA|ASIA)[0-9A-Z]{16})+"),  # back-to-back keys too
     ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
     ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
     ("JWT", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),

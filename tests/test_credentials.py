@@ -371,3 +371,10 @@ def test_words_joined_by_dashes_are_not_random(token: str, random: bool) -> None
     """Case names and paths made of words read as words, however long; generated tokens
     with a separator or two still look random."""
     assert bool(random_tokens(token)) is random
+
+
+def test_aws_key_ids_written_back_to_back_are_both_masked() -> None:
+    """The second id has no word boundary before it; it is part of the one match."""
+    first, second = "AKIAIOSFODNN7EXAMPLE", "ASIAI44QH8DHBEXAMPLE"
+    (found,) = find(f"ids {first}{second} end")
+    assert found.secret == first + second
