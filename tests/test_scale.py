@@ -382,9 +382,9 @@ def test_small_suite_with_the_builtin_loop_skips_workers(
     supervised: list[tuple[int, int]] = []
     real = supervisor.run_supervised
 
-    def counted(cases: Any, setup: Any, jobs: int) -> Any:
+    def counted(cases: Any, setup: Any, jobs: int, task: Any) -> Any:
         supervised.append((len(cases), jobs))
-        return real(cases, setup, jobs)
+        return real(cases, setup, jobs, task)
 
     monkeypatch.setattr(supervisor, "run_supervised", counted)
     suite = load_suite(str(mixed_suite))

@@ -59,15 +59,28 @@ def measure_outputs(
 def measure_memory(
     spawner: Spawner, folders: list[str], scratch: str, repeat: int
 ) -> list[dict[str, Any]]:
-    """Peak RSS of `harness run` with every artifact on, for each suite (smallest first)."""
+    """Peak RSS of `harness run` with every artifact on, for each suite (smallest first).
+
+    Each run starts with no artifact from an earlier one: a history left by the runs before
+    would charge this one for the rows it already holds.
+    """
     rows: list[dict[str, Any]] = []
     for folder in folders:
+        _clear(scratch)
         wall, rss = spawner.median(_argv(folder, "all artifacts", scratch), repeat)
         row = {"cases": len(os.listdir(folder)), "wall_s": wall, "peak_rss_mib": rss / 1024}
         if rows:
             row["vs_smallest"] = row["peak_rss_mib"] / rows[0]["peak_rss_mib"]
         rows.append(row)
     return rows
+
+
+def _clear(scratch: str) -> None:
+    """Remove the artifacts `_argv` names (and SQLite's journal files beside the history)."""
+    out = os.path.join(scratch, "out")
+    for suffix in (".json", ".junit.xml", ".history.db", ".history.db-wal", ".history.db-shm"):
+        if os.path.exists(out + suffix):
+            os.remove(out + suffix)
 
 
 def more_tables(results: dict[str, Any]) -> list[str]:

@@ -58,8 +58,10 @@ def remember(path: str, report: SuiteReport) -> None:
     """Record which cases of `report` did not pass; a cache that cannot be written is said."""
     cache, raw = _read(path)
     key = _key(report.directory)
-    ran = {case.name for case in report.cases}
-    kept = [name for name in cache.suites.get(key, ()) if name not in ran]
+    before = cache.suites.get(key, [])
+    known = frozenset(before)  # of the cases run, only these are looked for: no set of all
+    ran = {case.name for case in report.cases if case.name in known}
+    kept = [name for name in before if name not in ran]
     failed = sorted({*kept, *(case.name for case in report.cases if not case.passed)})
     suites = {name: cases for name, cases in cache.suites.items() if name != key}
     suites[key] = failed  # last: the most recently run

@@ -59,9 +59,9 @@ def apply_selection(suite: Suite, args: argparse.Namespace, cache: str) -> Suite
     if args.paths:
         chosen = select_paths(suite, args.paths)
         described = " ".join(args.paths)
-        before = len(suite.cases)
+        before = suite.count
         suite = select_cases(suite, chosen, described)
-        if len(suite.cases) < before:
+        if suite.count < before:
             applied.append(described)
     if args.keyword is not None:
         applied.append(f"-k {args.keyword!r}")

@@ -115,9 +115,17 @@ def show_table(report: SuiteReport, paint: Paint | None = None) -> Callable[[Tex
     """What writes `report` as the table (coloured by `paint`, when given)."""
 
     def write(stream: TextIO) -> None:
-        from harness.reports.table import render_table
+        from harness.reports.table import table_lines
 
-        stream.write(render_table(report, paint) + "\n")
+        # In batches of lines: a large run's table is never held whole as one text.
+        batch: list[str] = []
+        for line in table_lines(report, paint):
+            batch.append(line)
+            if len(batch) == 1024:
+                stream.write("\n".join(batch) + "\n")
+                batch.clear()
+        if batch:
+            stream.write("\n".join(batch) + "\n")
 
     return write
 

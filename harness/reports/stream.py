@@ -5,7 +5,8 @@ files (temp files, removed when the stream closes): its piece of the JSON report
 testcase and its history row. When the run ends, the head that carries the totals is written
 and the spooled cases are copied after it, into a temp file that is then renamed into place
 (`write_atomic`): memory stays flat in the number of cases, and a reader never sees half a
-report. The table and the GitHub summary keep, per case, only what they print.
+report. What the table, the GitHub summary and the last-failed cache read of each case (only
+what they print: `keep`) is spooled the same way, and read back once the run is over.
 
 The bytes are exactly those of the report rendered whole (`document.json_chunks`,
 `junit.to_junit_xml`); the tests hold the two side by side.
@@ -71,7 +72,11 @@ class ReportStream:
         json: Whether the JSON report is made even with no `json_path` (for stdout or the
             history, which is keyed by its hash).
         history: Whether case rows are spooled for the history.
-        keep: Whether to keep, per case, what the table and the GitHub summary print.
+        keep: Whether to keep, per case, what the table and the GitHub summary print
+            (`kept`).
+        identity: Whether what is kept holds each case's id and hash (for baselines).
+        spool_kept: Whether what is kept waits in a spool file rather than in memory (a
+            large run's, read back once its cases are gone).
     """
 
     def __init__(
@@ -84,16 +89,19 @@ class ReportStream:
         json: bool = False,
         history: bool = False,
         keep: bool = False,
+        identity: bool = True,
+        spool_kept: bool = False,
     ) -> None:
         self.suite = suite
         self.json_path, self.junit_path = json_path, junit_path
         self.junit_flavor = junit_flavor
         self.passed = self.errored = self.total = self.skipped = 0
         self._categories: dict[str, list[int]] = {}
-        self.kept: list[CaseReport] = []
         self.run_id: str | None = None
         """The SHA-256 of the JSON report, once it is finished."""
-        self._keep = keep
+        self._keep, self._identity = keep, identity
+        self._kept = _spool() if keep and spool_kept else None
+        self._held: list[CaseReport] = []
         self._json = _spool() if json or json_path or history else None
         self._junit = _spool() if junit_path else None
         self._rows = _spool() if history else None
@@ -122,7 +130,11 @@ class ReportStream:
             )
             self._rows.write(msgspec.json.encode(row) + b"\n")
         if self._keep:
-            self.kept.append(_printed(case))
+            printed = _printed(case, identity=self._identity)
+            if self._kept is None:
+                self._held.append(printed)
+            else:
+                self._kept.write(_encode_kept(printed) + b"\n")
         self.total += 1
         self.passed += passed
         self.errored += case.error is not None
@@ -194,6 +206,19 @@ class ReportStream:
         head, tail = self._written_ends()
         return decode_document(head + _EMPTY_CASES + tail, self.json_path or "", ArtifactError)
 
+    def kept(self) -> tuple[CaseReport, ...]:
+        """What the table and the summary print of each case added, in order (`keep`).
+
+        Each passing check is one shared stand-in per category, and a record without a
+        failed call is one shared empty record: what is read back costs little per case.
+        """
+        if self._kept is None:
+            held, self._held = tuple(self._held), []
+            return held
+        self._kept.flush()
+        self._kept.seek(0)
+        return tuple(_shared(_decode_kept(line)) for line in self._kept)
+
     def rows(self) -> Iterator[Row]:
         """The history rows spooled, in case order."""
         assert self._rows is not None
@@ -205,7 +230,7 @@ class ReportStream:
 
     def close(self) -> None:
         """Remove the spools."""
-        for spool in (self._json, self._junit, self._rows):
+        for spool in (self._json, self._junit, self._rows, self._kept):
             if spool is not None:
                 spool.close()
 
@@ -262,11 +287,12 @@ def _hashed(pieces: Iterator[bytes], update: Callable[[bytes], object]) -> Itera
         yield piece
 
 
-def _printed(case: CaseReport) -> CaseReport:
+def _printed(case: CaseReport, *, identity: bool = True) -> CaseReport:
     """What the table and the GitHub summary print of `case`: no passing check's text, and no
-    record unless a call failed (the table names calls to a tool the registry lacks)."""
+    record unless a call failed (the table names calls to a tool the registry lacks); its id
+    and hash only with `identity` (baselines pair cases by them)."""
     grades = tuple(grade if not grade.passed else _passed(grade.category) for grade in case.grades)
-    record = RunRecord()
+    record = _NO_RECORD
     if not all(call.success for call in case.record.tool_calls):
         record = RunRecord(tool_calls=case.record.tool_calls)
     return CaseReport(
@@ -276,9 +302,31 @@ def _printed(case: CaseReport) -> CaseReport:
         error=case.error,
         record=record,
         skipped=case.skipped,
-        case_id=case.case_id,
-        case_hash=case.case_hash,
+        case_id=case.case_id if identity else "",
+        case_hash=case.case_hash if identity else "",
     )
+
+
+_NO_RECORD = RunRecord()
+_encode_kept = msgspec.json.Encoder().encode
+_decode_kept = msgspec.json.Decoder(CaseReport).decode
+
+
+def _shared(case: CaseReport) -> CaseReport:
+    """`case` as read back, its passing checks and empty record the shared ones."""
+    grades = _passed_all(tuple(grade.category for grade in case.grades))
+    if not all(grade.passed for grade in case.grades):
+        grades = tuple(
+            grade if not grade.passed else _passed(grade.category) for grade in case.grades
+        )
+    record = case.record if case.record.tool_calls else _NO_RECORD
+    return msgspec.structs.replace(case, grades=grades, record=record)
+
+
+@functools.cache
+def _passed_all(categories: tuple[Category, ...]) -> tuple[GradeResult, ...]:
+    """The grades of a case whose every check passed, one shared tuple per category list."""
+    return tuple(_passed(category) for category in categories)
 
 
 @functools.cache

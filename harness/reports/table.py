@@ -9,12 +9,14 @@ cells stripped, no trailing spaces.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from harness.grading.result import GradeResult
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.recap import Paint, render_recap
 from harness.text import printable
 
-__all__ = ["FAIL", "PASS", "render_table", "table_rows"]
+__all__ = ["FAIL", "PASS", "ROWS_HELD", "render_table", "table_lines", "table_rows"]
 
 PASS, FAIL, SKIP = "✓", "✗", "-"
 _INDENT = "      "
@@ -28,26 +30,41 @@ def render_table(report: SuiteReport, paint: Paint | None = None) -> str:
         report: The run.
         paint: Colours a text by style (`pass`, `fail`, `error`, `bold`); None for plain text.
     """
-    verdicts = [_verdict(case) for case in report.cases]  # each case's grades walked once
-    rows = [_row(case, failed) for case, failed in zip(report.cases, verdicts, strict=True)]
-    widths = [
-        max([len(header) + 2, *(len(row[column]) for row in rows)])
-        for column, header in enumerate(_HEADERS)
-    ]
+    return "\n".join(table_lines(report, paint))
+
+
+ROWS_HELD = 16_384
+"""Cases up to which the table holds its rows while it is laid out; past it each row is made
+twice (for the column widths, then for its line), so a large run's table holds none."""
+
+
+def table_lines(report: SuiteReport, paint: Paint | None = None) -> Iterator[str]:
+    """`render_table`'s lines, made one at a time (a large run's table is never held whole)."""
+    cases = report.cases
+    held = len(cases) <= ROWS_HELD
+    verdicts = [_verdict(case) for case in cases] if held else []  # grades walked once
+    rows = (
+        [_row(case, failed) for case, failed in zip(cases, verdicts, strict=True)] if held else []
+    )
+    widths = [len(header) + 2 for header in _HEADERS]
+    for row in rows if held else (_row(case, _verdict(case)) for case in cases):
+        for column, cell in enumerate(row):
+            widths[column] = max(widths[column], len(cell))
     template = "  ".join(f"{{:<{width}}}" for width in widths)
-    out = [template.format(*_HEADERS).rstrip(), "  ".join("-" * width for width in widths)]
+    yield template.format(*_HEADERS).rstrip()
+    yield "  ".join("-" * width for width in widths)
     mark_width = widths[0]
-    for case, row, failed in zip(report.cases, rows, verdicts, strict=True):
-        line = template.format(*row).rstrip()
+    for index, case in enumerate(cases):
+        failed = verdicts[index] if held else _verdict(case)
+        line = template.format(*(rows[index] if held else _row(case, failed))).rstrip()
         if paint is not None:
             style = "pass" if failed is None else "error" if case.error is not None else "fail"
             line = paint(style, line[:mark_width]) + line[mark_width:]
-        out.append(line)
+        yield line
         if failed is not None:
-            out.extend(_details(case, failed))
-        out.extend(_unknown_tools(case))
-    out.append(render_recap(report, paint))
-    return "\n".join(out)
+            yield from _details(case, failed)
+        yield from _unknown_tools(case)
+    yield render_recap(report, paint)
 
 
 def table_rows(report: SuiteReport) -> list[tuple[str, str, str, str]]:

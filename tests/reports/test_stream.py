@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from harness.fixtures.suite import load_suite
@@ -13,12 +14,18 @@ from harness.reports.document import to_json
 from harness.reports.junit import to_junit_xml
 from harness.reports.model import SuiteReport
 from harness.reports.stream import ReportStream
+from harness.reports.table import render_table
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _streamed(
-    report: SuiteReport, tmp_path: Path, *, history: bool = False, keep: bool = False
+    report: SuiteReport,
+    tmp_path: Path,
+    *,
+    history: bool = False,
+    keep: bool = False,
+    spool_kept: bool = False,
 ) -> ReportStream:
     stream = ReportStream(
         suite=report.suite,
@@ -26,17 +33,22 @@ def _streamed(
         junit_path=str(tmp_path / "r.xml"),
         history=history,
         keep=keep,
+        spool_kept=spool_kept,
     )
     for case in report.cases:
         stream.add(case)
     return stream
 
 
+@pytest.mark.parametrize("spool_kept", [False, True], ids=["held", "spooled"])
 @pytest.mark.parametrize("suite", ["regression", "capability"])
-def test_streamed_reports_equal_the_whole_ones(suite: str, tmp_path: Path) -> None:
-    """JSON and JUnit streamed case by case are the bytes of the report rendered whole."""
+def test_streamed_reports_equal_the_whole_ones(
+    suite: str, spool_kept: bool, tmp_path: Path
+) -> None:
+    """JSON and JUnit streamed case by case are the bytes of the report rendered whole; what
+    is kept for the table, in memory or spooled, prints the same table."""
     report = run_suite(load_suite(str(REPO / "evals" / suite), None))
-    stream = _streamed(report, tmp_path, history=True, keep=True)
+    stream = _streamed(report, tmp_path, history=True, keep=True, spool_kept=spool_kept)
     try:
         verdict = stream.finish(report, "abc123")
         assert (tmp_path / "r.json").read_bytes() == to_json(report, git_commit="abc123")
@@ -44,7 +56,9 @@ def test_streamed_reports_equal_the_whole_ones(suite: str, tmp_path: Path) -> No
         assert verdict.all_passed is report.all_passed
         assert verdict.total == report.total
         assert [row[0] for row in stream.rows()] == [case.name for case in report.cases]
-        assert [case.passed for case in stream.kept] == [case.passed for case in report.cases]
+        kept = msgspec.structs.replace(report, cases=stream.kept())
+        assert [case.passed for case in kept.cases] == [case.passed for case in report.cases]
+        assert render_table(kept) == render_table(report)  # what is kept prints the same
     finally:
         stream.close()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from harness.grading.result import GradeResult
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.table import render_table
@@ -77,3 +79,27 @@ def test_the_table_is_laid_out_as_tabulate_simple_would() -> None:
     empty = SuiteReport(suite="s", directory="s", mode="replay", cases=())
     expected = tabulate([], headers=["", "case", "source", "checks"], tablefmt="simple")
     assert render_table(empty).splitlines()[:2] == expected.splitlines()
+
+
+def test_a_table_too_large_to_hold_its_rows_is_laid_out_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ROWS_HELD the rows are made twice rather than held: the same bytes, colours too."""
+    import harness.reports.table as table
+    from harness.reports.recap import Paint
+
+    cases = tuple(
+        CaseReport(
+            name=f"case {'x' * (i % 7)}{i}",
+            source=f"s/{i}.json",
+            grades=(GradeResult(check="c", passed=i % 3 != 0, detail=f"seen {i}"),),
+            error="boom" if i % 5 == 0 else None,
+        )
+        for i in range(40)
+    )
+    report = SuiteReport(suite="s", directory="s", mode="replay", cases=cases)
+    paint: Paint = lambda style, text: f"<{style}>{text}</{style}>"  # noqa: E731
+    held = [render_table(report), render_table(report, paint)]
+    monkeypatch.setattr(table, "ROWS_HELD", 3)
+    assert [render_table(report), render_table(report, paint)] == held
+    assert "<error>" in held[1]

@@ -22,7 +22,9 @@ from harness.reports.outputs import show_json, show_table, to_stdout
 
 if TYPE_CHECKING:
     from harness._cli.progress import Progress
-    from harness.fixtures.suite import Suite
+    from harness.errors import FixtureError
+    from harness.fixtures.catalog import Screen
+    from harness.fixtures.format import Case
     from harness.reports.model import SuiteReport
     from harness.reports.stream import ReportStream, Verdict
 
@@ -184,6 +186,7 @@ def run_command(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from harness._cli.last_failed import cache_path
     from harness._cli.selection import apply_selection, suite_folder
+    from harness.fixtures import catalog
     from harness.fixtures.shard import parse_shard
     from harness.fixtures.suite import load_suite
     from harness.pipeline.suite import run_suite
@@ -218,9 +221,14 @@ def _run(args: argparse.Namespace) -> int:
         from harness._parallel import cpu_count
 
         load_jobs = cpu_count() if cpu_count() > 2 else 1
-    suite = load_suite(folder, tool_names, config.limits, load_jobs)
-    if setup.agent_command:
-        _refuse_unobservable(suite, tool_spans=setup.tool_spans)
+    suite = load_suite(
+        folder,
+        tool_names,
+        config.limits,
+        load_jobs,
+        screen=_unobservable(tool_spans=setup.tool_spans) if setup.agent_command else None,
+        hold_max=catalog.HOLD_MAX,  # a large suite is read again case by case as it runs
+    )
     cache = cache_path(config.history)
     suite = apply_selection(suite, args, cache)
     if shard is not None:
@@ -231,7 +239,7 @@ def _run(args: argparse.Namespace) -> int:
 
         paint = palette(use_colour(args.color, sys.stdout))
         terminal = is_terminal(sys.stdout)
-    progress = _progress(args, len(suite.cases), paint, terminal=terminal)
+    progress = _progress(args, suite.count, paint, terminal=terminal)
     history = None if args.history is None else (args.history or config.history)
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
     publishing = in_actions or bool(os.environ.get("GITHUB_STEP_SUMMARY"))
@@ -246,6 +254,8 @@ def _run(args: argparse.Namespace) -> int:
         json=args.format == "json",
         history=history is not None,
         keep=True,  # what the table, the summary and the last-failed cache read: no record
+        identity=baseline is not None or bool(args.write_baseline),
+        spool_kept=suite.refs is not None,  # a suite too large to hold: its rows wait on disk
     )
     on_case = stream.add if progress is None else _both(stream.add, progress.on_case)
     if args.dump_records:
@@ -267,13 +277,12 @@ def _run(args: argparse.Namespace) -> int:
             finally:
                 if progress is not None:
                     progress.finish()
-        expected = len(suite.cases)
-        del suite  # the decoded fixtures can go before the reports are finished
+        expected = suite.count
+        del suite  # the decoded fixtures (or references) can go before the reports are finished
         recorded = history if history is not None and _recordable(report) else None
         status = _finish(stream, report, expected, recorded)
         guard.disarm()  # the reports are written: the status is the written report's
-        shown = msgspec.structs.replace(report, cases=tuple(stream.kept))
-        stream.kept.clear()
+        shown = msgspec.structs.replace(report, cases=stream.kept())
         complete = stream.total == expected and report.interrupted is None
         if complete and status in (0, 1) and (baseline is not None or args.write_baseline):
             status = baselines(args, shown, baseline, status)
@@ -361,16 +370,15 @@ def _remember(cache: str, report: SuiteReport) -> None:
     remember(cache, report)
 
 
-def _refuse_unobservable(suite: Suite, *, tool_spans: bool) -> None:
-    """Refuse, before anything runs, what an `agent_command` agent's wire cannot show (nothing
-    when its tool spans show it)."""
-    from harness.errors import SuiteError
+def _unobservable(*, tool_spans: bool) -> Screen:
+    """What refuses, before anything runs, what an `agent_command` agent's wire cannot show
+    (nothing when its tool spans show it)."""
     from harness.grading.evidence import load_refusals
 
-    refused = load_refusals(suite.cases, "agent_command", tool_spans=tool_spans)
-    if refused:
-        noun = "fixture" if len(refused) == 1 else "fixtures"
-        raise SuiteError(suite.directory, f"{len(refused)} {noun} refused", tuple(refused))
+    def screen(case: Case) -> list[FixtureError]:
+        return load_refusals((case,), "agent_command", tool_spans=tool_spans)
+
+    return screen
 
 
 def _recordable(report: SuiteReport) -> bool:
