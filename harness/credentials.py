@@ -262,12 +262,9 @@ def keyed_secret(match: re.Match[str]) -> bool:
     after a bare everyday word (`token`, `auth`, `pwd`, `credential(s)`) it needs `MIN_VALUE`
     characters: `DB_PASSWORD=hunter2` and `NPM_TOKEN=abc` are secrets, `token: short` is not.
     """
-    value = match["value"]
-    if stands_in(value):
-        return False
     start = match.start()
     bare = start == 0 or match.string[start - 1] not in "_.-"
-    return len(value) >= MIN_VALUE or not bare or match["key"].lower() not in _PLAIN_WORDS
+    return _counts(match["key"], match["value"], bare=bare)
 
 
 def secret_key(name: str) -> bool:
@@ -282,9 +279,15 @@ def secret_value(key: str, value: str) -> bool:
     that does not stand in for one, of at least `MIN_VALUE` characters under a bare everyday
     word (`token`, `auth`).
     """
-    if stands_in(value) or not secret_key(key):
+    return secret_key(key) and _counts(key, value, bare=True)
+
+
+def _counts(key: str, value: str, *, bare: bool) -> bool:
+    """The one rule for a value under a secret-looking `key`: it counts unless it stands in
+    for a secret, and, under a `bare` everyday word, only from `MIN_VALUE` characters."""
+    if stands_in(value):
         return False
-    return len(value) >= MIN_VALUE or key.lower() not in _PLAIN_WORDS
+    return len(value) >= MIN_VALUE or not bare or key.lower() not in _PLAIN_WORDS
 
 
 def might_hold(text: str) -> bool:

@@ -105,6 +105,26 @@ def _events(body: bytes) -> list[dict[str, Any]]:
     return events
 
 
+_CHAT_USAGE = ("prompt_tokens", "completion_tokens")
+"""Chat completions' names for the input and output token counts of its `usage`."""
+
+
+def _reply(
+    text: str,
+    calls: tuple[Call, ...],
+    usage: dict[str, Any] | None,
+    names: tuple[str, str] = ("input_tokens", "output_tokens"),
+) -> Reply:
+    """A reply with the token counts read off `usage` under `names` (input, output)."""
+    usage = usage or {}
+    return Reply(
+        text=text,
+        calls=calls,
+        input_tokens=int(usage.get(names[0]) or 0),
+        output_tokens=int(usage.get(names[1]) or 0),
+    )
+
+
 def _chat(body: dict[str, Any]) -> Reply:
     message = body["choices"][0]["message"]
     calls = tuple(
@@ -115,13 +135,7 @@ def _chat(body: dict[str, Any]) -> Reply:
         )
         for call in message.get("tool_calls") or ()
     )
-    usage = body.get("usage") or {}
-    return Reply(
-        text=message.get("content") or "",
-        calls=calls,
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
-    )
+    return _reply(message.get("content") or "", calls, body.get("usage"), _CHAT_USAGE)
 
 
 def _chat_stream(events: Sequence[dict[str, Any]]) -> Reply:
@@ -139,15 +153,11 @@ def _chat_stream(events: Sequence[dict[str, Any]]) -> Reply:
                 function = part.get("function") or {}
                 call["name"] += function.get("name") or ""
                 call["args"] += function.get("arguments") or ""
-    return Reply(
-        text="".join(text),
-        calls=tuple(
-            Call(id=c["id"], name=c["name"], arguments=_arguments(c["args"]))
-            for _, c in sorted(calls.items())
-        ),
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
+    scripted = tuple(
+        Call(id=c["id"], name=c["name"], arguments=_arguments(c["args"]))
+        for _, c in sorted(calls.items())
     )
+    return _reply("".join(text), scripted, usage, _CHAT_USAGE)
 
 
 def _completed(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -171,13 +181,7 @@ def _responses(body: dict[str, Any]) -> Reply:
             calls.append(
                 Call(id=item["call_id"], name=item["name"], arguments=_arguments(item["arguments"]))
             )
-    usage = body.get("usage") or {}
-    return Reply(
-        text="".join(text),
-        calls=tuple(calls),
-        input_tokens=int(usage.get("input_tokens") or 0),
-        output_tokens=int(usage.get("output_tokens") or 0),
-    )
+    return _reply("".join(text), tuple(calls), body.get("usage"))
 
 
 def _anthropic(body: dict[str, Any]) -> Reply:
@@ -188,13 +192,7 @@ def _anthropic(body: dict[str, Any]) -> Reply:
             text.append(block.get("text", ""))
         elif block.get("type") == "tool_use":
             calls.append(Call(id=block["id"], name=block["name"], arguments=block.get("input")))
-    usage = body.get("usage") or {}
-    return Reply(
-        text="".join(text),
-        calls=tuple(calls),
-        input_tokens=int(usage.get("input_tokens") or 0),
-        output_tokens=int(usage.get("output_tokens") or 0),
-    )
+    return _reply("".join(text), tuple(calls), body.get("usage"))
 
 
 def _anthropic_stream(events: Sequence[dict[str, Any]]) -> Reply:

@@ -291,7 +291,7 @@ def _printed(case: CaseReport, *, identity: bool = True) -> CaseReport:
     """What the table and the GitHub summary print of `case`: no passing check's text, and no
     record unless a call failed (the table names calls to a tool the registry lacks); its id
     and hash only with `identity` (baselines pair cases by them)."""
-    grades = tuple(grade if not grade.passed else _passed(grade.category) for grade in case.grades)
+    grades = _slim(case.grades)
     record = _NO_RECORD
     if not all(call.success for call in case.record.tool_calls):
         record = RunRecord(tool_calls=case.record.tool_calls)
@@ -314,13 +314,16 @@ _decode_kept = msgspec.json.Decoder(CaseReport).decode
 
 def _shared(case: CaseReport) -> CaseReport:
     """`case` as read back, its passing checks and empty record the shared ones."""
-    grades = _passed_all(tuple(grade.category for grade in case.grades))
-    if not all(grade.passed for grade in case.grades):
-        grades = tuple(
-            grade if not grade.passed else _passed(grade.category) for grade in case.grades
-        )
     record = case.record if case.record.tool_calls else _NO_RECORD
-    return msgspec.structs.replace(case, grades=grades, record=record)
+    return msgspec.structs.replace(case, grades=_slim(case.grades), record=record)
+
+
+def _slim(grades: tuple[GradeResult, ...]) -> tuple[GradeResult, ...]:
+    """`grades` with each passing check the shared stand-in of its category (and, when all
+    passed, the one shared tuple of them)."""
+    if all(grade.passed for grade in grades):
+        return _passed_all(tuple(grade.category for grade in grades))
+    return tuple(grade if not grade.passed else _passed(grade.category) for grade in grades)
 
 
 @functools.cache
