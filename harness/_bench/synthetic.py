@@ -18,7 +18,8 @@ def generate_suite(folder: str, count: int, seed: int = 7, mix: str = "mix") -> 
     """Write `count` fixtures into `folder`, of the given mix.
 
     `mix`: 40 % text, 40 % one tool call, 20 % two-turn tool loops; `text`: simple text cases;
-    `echo`: one echo tool call and an answer each.
+    `defaults`: the same text cases, each writing one default out (`"tools_used": []`), as
+    recorders that write every field do; `echo`: one echo tool call and an answer each.
 
     Every tool case carries a `response_matches` pattern of its own.
 
@@ -33,6 +34,8 @@ def generate_suite(folder: str, count: int, seed: int = 7, mix: str = "mix") -> 
         trace = (
             _text_case(index, rng) if kind < 2 else _tool_case(index, rng, turns=1 + (kind == 4))
         )
+        if mix == "defaults":
+            trace["expects"]["tools_used"] = []
         data = json.dumps(trace, indent=2, ensure_ascii=False).encode()
         with open(os.path.join(folder, f"case_{index:06d}.json"), "wb") as file:
             file.write(data)
