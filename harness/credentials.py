@@ -7,7 +7,7 @@ too. The shapes:
 - the value after a secret-looking key: api_key, apikey, access_token, refresh_token, token,
   auth_token, client_secret, secret, password, passwd, pwd, auth, private_key, access_key,
   credential(s), also as the last word of a longer name (`DB_PASSWORD`, `NPM_TOKEN`,
-  `OPENAI_API_KEY`, `x-api-key`, `_authToken`) and `secret` anywhere in one
+  `OPENAI_API_KEY`, `x-api-key`, `_authToken`, `dbPassword`) and `secret` anywhere in one
   (`AWS_SECRET_ACCESS_KEY`) (separators `=` or `:`, quotes allowed, escaped ones too (`\"`,
   `\\\"`), as in JSON quoted once or more; a quoted value runs to its closing quote). The name
   says what the value is, so any length counts, except after a bare everyday word (`token`,
@@ -92,6 +92,9 @@ _KEY_WORDS = (
     r"secret(?:[_.-][a-z0-9]+)*|password|passwd|pwd|auth|private[_-]?key|"
     r"access[_-]?key|credentials?"
 )
+# Where a camelCase word starts (`db|Password`, `github|Token`): case matters here, inside
+# patterns that otherwise ignore it.
+_CAMEL = "(?<=(?-i:[a-z0-9]))(?=(?-i:[A-Z]))"
 # Everyday words when they stand alone: language-model prose is full of tokens, `pwd` is the
 # shell's working directory. Bare, their value needs `MIN_VALUE` characters to count; any
 # other secret-looking name (`password`, `NPM_TOKEN`, `x-auth`, `api_key`) says what its value
@@ -177,11 +180,12 @@ class Patterns(NamedTuple):
 @functools.cache
 def patterns() -> Patterns:
     """The credential patterns, compiled on first use."""
-    # The key starts a word or follows `_`, `.` or `-`: a lookbehind, not a prefix to match,
-    # so that a long run of word parts cannot make the search quadratic.
+    # The key starts a word, follows `_`, `.` or `-`, or starts a camelCase word
+    # (`dbPassword`): a lookbehind, not a prefix to match, so that a long run of word parts
+    # cannot make the search quadratic.
     keyed = re.compile(
         rf"""(?ix)
-        (?:\b|(?<=[_.-]))(?P<key>{_KEY_WORDS})
+        (?:\b|(?<=[_.-])|{_CAMEL})(?P<key>{_KEY_WORDS})
         (?P<sep>(?:\\*["'])?\s*[:=]\s*(?:(?P<esc>\\*)(?P<quote>["']))?)
         (?P<scheme>(?:bearer\s+|basic\s+)?)
         (?P<value>(?(quote){_QUOTED}|[^\s"'&,;\\]+))
@@ -203,7 +207,9 @@ def patterns() -> Patterns:
         """
     )
     url = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,31}://[^\s:/?#@\"'\[\]]*:)([^\s/?#@\"']+)(?=@)")
-    key_name = re.compile(rf"(?i)(?:[a-z0-9]+[_.-])*(?:{_KEY_WORDS}|(?:proxy-)?authorization)")
+    key_name = re.compile(
+        rf"(?i)(?:[a-z0-9]+[_.-])*(?:[a-z0-9]+{_CAMEL})?(?:{_KEY_WORDS}|(?:proxy-)?authorization)"
+    )
     scheme = re.compile(rf"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{{{MIN_VALUE},}})")
     shapes = re.compile("|".join(source for _, source in _SHAPES))
     named = tuple((name, re.compile(source)) for name, source in _SHAPES)
@@ -260,11 +266,14 @@ def keyed_secret(match: re.Match[str]) -> bool:
 
     Any value that does not stand in for one (`stands_in`) counts, whatever its length, but
     after a bare everyday word (`token`, `auth`, `pwd`, `credential(s)`) it needs `MIN_VALUE`
-    characters: `DB_PASSWORD=hunter2` and `NPM_TOKEN=abc` are secrets, `token: short` is not.
+    characters: `DB_PASSWORD=hunter2`, `NPM_TOKEN=abc` and `githubToken=abc` are secrets,
+    `token: short` is not.
     """
-    start = match.start()
-    bare = start == 0 or match.string[start - 1] not in "_.-"
-    return _counts(match["key"], match["value"], bare=bare)
+    start, key = match.start(), match["key"]
+    before = match.string[start - 1] if start else ""
+    camel = before.isascii() and (before.islower() or before.isdigit()) and key[0].isupper()
+    bare = not (before and before in "_.-") and not camel
+    return _counts(key, match["value"], bare=bare)
 
 
 def secret_key(name: str) -> bool:

@@ -56,6 +56,10 @@ CREDENTIALS = [
     "Cookie: a=1; b=2",
     'Authorization: Digest username="harness_user", realm="example.com", response="6629fae4"',
     "//registry.example.com/:_authToken=abcd",
+    "dbPassword=hunter2",  # camelCase names, as JavaScript and JSON configs write them
+    '{"githubToken": "abc"}',
+    "const openaiApiKey = 'k-123'",
+    "myAccessToken: zz",
 ]
 # Text that mentions the trigger words, or comes close to a shape, without holding a secret.
 PROSE = [
@@ -94,6 +98,9 @@ PROSE = [
     "Authorization: Bearer <token>",
     "the password policy: at least 12 characters",
     'send the "Authorization", "Accept" and "Cookie", "Host" headers',
+    "OAuth: enabled",  # no camelCase word starts at `Auth`
+    "passwordHash: sha256",  # the secret word must end the name
+    "the tokenizer=fast",
 ]
 
 
@@ -308,7 +315,9 @@ def test_a_short_secret_is_shown_not_at_all() -> None:
 @pytest.mark.parametrize(
     ("key", "secret"),
     [("password", True), ("DB_PASSWORD", True), ("x-api-key", True),
-     ("AWS_SECRET_ACCESS_KEY", True), ("Authorization", True), ("max_tokens", False),
+     ("AWS_SECRET_ACCESS_KEY", True), ("Authorization", True), ("dbPassword", True),
+     ("githubToken", True), ("openaiApiKey", True), ("max_tokens", False),
+     ("passwordHash", False), ("OAuth", False),
      ("author", False), ("secretary", False), ("message", False)],
 )  # fmt: skip
 def test_a_json_key_names_a_secret(key: str, secret: bool) -> None:
