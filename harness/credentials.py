@@ -213,8 +213,11 @@ def patterns() -> Patterns:
     scheme = re.compile(rf"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{{{MIN_VALUE},}})")
     shapes = re.compile("|".join(source for _, source in _SHAPES))
     named = tuple((name, re.compile(source)) for name, source in _SHAPES)
+    # A BEGIN line that redaction already cut (`-----BEGIN PRIVATE KEY-----*[REDACTED]`) is
+    # no block: taken for an unterminated one, it would swallow the rest of the text.
     pem = re.compile(
-        r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)",
+        rf"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----(?!{re.escape(MARK)})"
+        r".*?(?:-----END \1-----|\Z)",
         re.DOTALL,
     )
     token = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
@@ -341,10 +344,8 @@ def find(text: str) -> list[Found]:
         for match in pattern.finditer(text):
             add(name, match, match[0])
     for match in compiled.pem.finditer(text):
-        begin = f"-----BEGIN {match[1]}-----"
-        if match[0] != begin + MARK:  # a block that redaction already cut is no secret
-            kind = "PGP private key block" if match[1].startswith("PGP") else "PEM private key"
-            add(kind, match, begin)
+        kind = "PGP private key block" if match[1].startswith("PGP") else "PEM private key"
+        add(kind, match, f"-----BEGIN {match[1]}-----")
     for match in compiled.header.finditer(text):
         if not is_cut(match["value"]) and not stands_in(match["value"]):
             add(f"secret after {match['key']}", match, match["value"])

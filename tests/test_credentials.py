@@ -259,6 +259,13 @@ def test_one_secret_seen_by_two_shapes_is_found_once() -> None:
     ]
 
 
+def test_redacting_a_cut_pem_block_again_keeps_the_text_after_it() -> None:
+    """The BEGIN line left of a redacted block is no unterminated block to mask to the end."""
+    once = redact("a -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- b")
+    assert once == f"a -----BEGIN RSA PRIVATE KEY-----{MARK} b"
+    assert redact(once) == once
+
+
 def test_a_pem_block_is_found_by_its_begin_line() -> None:
     """The lint masks the BEGIN line; redaction cuts the block whole."""
     block = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----"
