@@ -8,12 +8,13 @@ too. The shapes:
   auth_token, client_secret, secret, password, passwd, pwd, auth, private_key, access_key,
   credential(s), also as the last word of a longer name (`DB_PASSWORD`, `NPM_TOKEN`,
   `OPENAI_API_KEY`, `x-api-key`, `_authToken`, `dbPassword`) and `secret` anywhere in one
-  (`AWS_SECRET_ACCESS_KEY`) (separators `=` or `:`, quotes allowed, escaped ones too (`\"`,
-  `\\\"`), as in JSON quoted once or more; a quoted value runs to its closing quote). The name
-  says what the value is, so any length counts, except after a bare everyday word (`token`,
-  `auth`, `pwd`, `credential(s)`), where a value needs `MIN_VALUE` characters; a value that
-  only stands in for a secret (`stands_in`: `***`, `<redacted>`, `${VAR}`, `$VAR`) never
-  counts. In parsed JSON, the string value of such a key, by the same rule (`secret_value`);
+  (`AWS_SECRET_ACCESS_KEY`, `stripeSecretKey`) (separators `=` or `:`, quotes allowed,
+  escaped ones too (`\"`, `\\\"`), as in JSON quoted once or more; a quoted value runs to its
+  closing quote). The name says what the value is, so any length counts, except after a bare
+  everyday word (`token`, `auth`, `pwd`, `credential(s)`), where a value needs `MIN_VALUE`
+  characters; a value that only stands in for a secret (`stands_in`: `***`, `<redacted>`,
+  `${VAR}`, `$VAR`) never counts, nor does a bare literal (`true`, `null`). In parsed JSON,
+  the string value of such a key, by the same rule (`secret_value`);
 - what follows `Authorization:` (or `Proxy-Authorization:`) after its scheme, whatever the
   scheme (`Bearer`, `Basic`, `Token`, `Digest`, `AWS4-HMAC-SHA256`…) or none: the whole
   credential, a Digest header's quoted, comma-separated parameters included, to the end of
@@ -29,8 +30,8 @@ too. The shapes:
 
 At most `KEEP` characters of a credential are ever shown, and none of one shorter than twice
 that (nor of a cookie header's value, `keep_cookie`). Only the lint also flags long
-random-looking tokens (`random_tokens`): a fixture ships forever and can always use a
-placeholder, but a report must keep the ids, hashes and payloads a run produced readable.
+random-looking tokens (`harness.authoring.randomness`): a fixture ships forever and can always
+use a placeholder, but a report must keep the ids, hashes and payloads a run produced readable.
 
 The patterns are compiled on first use, not at import, so a run that never meets a trigger
 word (`might_hold`) never pays for them.
@@ -40,13 +41,10 @@ from __future__ import annotations
 
 import bisect
 import functools
-import math
 import re
-from collections import Counter
 from typing import NamedTuple
 
 __all__ = [
-    "ENTROPY_BITS",
     "KEEP",
     "MARK",
     "MIN_VALUE",
@@ -59,7 +57,6 @@ __all__ = [
     "keyed_secret",
     "might_hold",
     "patterns",
-    "random_tokens",
     "secret_key",
     "secret_value",
     "stands_in",
@@ -72,8 +69,6 @@ MARK = "*[REDACTED]"
 MIN_VALUE = 8
 """Characters a value needs to count after `Bearer`/`Basic` or a bare everyday key word
 (`token`, `auth`, `pwd`, `credential(s)`); after any other secret-looking key, one will do."""
-ENTROPY_BITS = 4.2
-"""Bits per character above which a long token looks random (hex hashes stay below 4.0)."""
 
 # Named token shapes, in the order the lint reports them. Their union is one alternation.
 _SHAPES = (
@@ -85,16 +80,25 @@ _SHAPES = (
     ("JWT", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
 )
 
+# Where a camelCase word starts: after a lower-case letter or digit (`db|Password`), or in a
+# run of capitals before the one that starts a word (`DB|Password`, `openAI|ApiKey`); one
+# capital is not a word (`OAuth`). Case matters here, inside patterns that otherwise ignore it.
+_CAMEL = "(?:(?<=(?-i:[a-z0-9]))(?=(?-i:[A-Z]))|(?<=(?-i:[A-Z]{2}))(?=(?-i:[A-Z][a-z])))"
 # The words that make a key secret-looking: the whole key, or its last word after `_`, `.` or
-# `-` (`DB_PASSWORD`); `secret` counts anywhere, words after it included.
+# `-` or in camelCase (`DB_PASSWORD`, `dbPassword`); `secret` counts anywhere, with up to eight
+# words after it (`AWS_SECRET_ACCESS_KEY`, `stripeSecretKey`). Bounded, so that a long run of
+# `secret_secret_…` is one pass, not one pass from each `secret`; a camelCase word ends at the
+# next capital, so no word runs on through a long camelCase run; and atomic, so that no words
+# are tried again, fewer, when no separator follows them.
 _KEY_WORDS = (
     r"api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|token|client[_-]?secret|"
-    r"secret(?:[_.-][a-z0-9]+)*|password|passwd|pwd|auth|private[_-]?key|"
+    rf"secret(?>(?:[_.-][a-z0-9]+|{_CAMEL}(?-i:[A-Z][a-z0-9]*)){{0,8}})|password|passwd|pwd|"
+    r"auth|private[_-]?key|"
     r"access[_-]?key|credentials?"
 )
-# Where a camelCase word starts (`db|Password`, `github|Token`): case matters here, inside
-# patterns that otherwise ignore it.
-_CAMEL = "(?<=(?-i:[a-z0-9]))(?=(?-i:[A-Z]))"
+# A bare JSON, Python or JavaScript literal is a setting, not a secret (`isAuth=true`,
+# `"nextToken": null`); quoted, it may be one.
+_LITERALS = frozenset({"true", "false", "null", "True", "False", "None", "undefined", "nil"})
 # Everyday words when they stand alone: language-model prose is full of tokens, `pwd` is the
 # shell's working directory. Bare, their value needs `MIN_VALUE` characters to count; any
 # other secret-looking name (`password`, `NPM_TOKEN`, `x-auth`, `api_key`) says what its value
@@ -171,10 +175,10 @@ class Patterns(NamedTuple):
     """Each token shape with what it is called."""
     pem: re.Pattern[str]
     """Group 1: the key's label, such as `RSA PRIVATE KEY` or `PGP PRIVATE KEY BLOCK`."""
-    token: re.Pattern[str]
-    """A run of 32 or more token characters, a candidate for `random_tokens`."""
     stand_in: re.Pattern[str]
     """A value that stands for a secret without being one: `***`, `<redacted>`, `${VAR}`."""
+    camel: re.Pattern[str]
+    """Matches, empty, where a camelCase word starts (`db|Password`)."""
 
 
 @functools.cache
@@ -207,8 +211,11 @@ def patterns() -> Patterns:
         """
     )
     url = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,31}://[^\s:/?#@\"'\[\]]*:)([^\s/?#@\"']+)(?=@)")
+    # Sixteen words before the secret one at most: a name of a thousand parts is no secret's,
+    # and the bound keeps the match linear.
     key_name = re.compile(
-        rf"(?i)(?:[a-z0-9]+[_.-])*(?:[a-z0-9]+{_CAMEL})?(?:{_KEY_WORDS}|(?:proxy-)?authorization)"
+        rf"(?i)(?:[a-z0-9]+[_.-]){{0,16}}(?:[a-z0-9]+{_CAMEL})?"
+        rf"(?:{_KEY_WORDS}|(?:proxy-)?authorization)"
     )
     scheme = re.compile(rf"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{{{MIN_VALUE},}})")
     shapes = re.compile("|".join(source for _, source in _SHAPES))
@@ -220,7 +227,6 @@ def patterns() -> Patterns:
         r".*?(?:-----END \1-----|\Z)",
         re.DOTALL,
     )
-    token = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
     stand_in = re.compile(_STAND_IN)
     return Patterns(
         keyed=keyed,
@@ -232,8 +238,8 @@ def patterns() -> Patterns:
         shapes=shapes,
         named=named,
         pem=pem,
-        token=token,
         stand_in=stand_in,
+        camel=re.compile(_CAMEL),
     )
 
 
@@ -270,13 +276,14 @@ def keyed_secret(match: re.Match[str]) -> bool:
     Any value that does not stand in for one (`stands_in`) counts, whatever its length, but
     after a bare everyday word (`token`, `auth`, `pwd`, `credential(s)`) it needs `MIN_VALUE`
     characters: `DB_PASSWORD=hunter2`, `NPM_TOKEN=abc` and `githubToken=abc` are secrets,
-    `token: short` is not.
+    `token: short` is not. An unquoted literal (`true`, `null`, `None`) never counts.
     """
-    start, key = match.start(), match["key"]
-    before = match.string[start - 1] if start else ""
-    camel = before.isascii() and (before.islower() or before.isdigit()) and key[0].isupper()
-    bare = not (before and before in "_.-") and not camel
-    return _counts(key, match["value"], bare=bare)
+    start, value = match.start(), match["value"]
+    if not match["quote"] and value in _LITERALS:
+        return False
+    after_separator = start > 0 and match.string[start - 1] in "_.-"
+    bare = not after_separator and patterns().camel.match(match.string, start) is None
+    return _counts(match["key"], value, bare=bare)
 
 
 def secret_key(name: str) -> bool:
@@ -362,35 +369,3 @@ def find(text: str) -> list[Found]:
         if MARK not in match[3]:
             add(f"{match[1]} credential", match, match[3])
     return found
-
-
-def random_tokens(text: str) -> list[str]:
-    """The tokens of 32 or more characters in `text` that look random (see `ENTROPY_BITS`)."""
-    return [match[0] for match in patterns().token.finditer(text) if _looks_random(match[0])]
-
-
-def _looks_random(token: str) -> bool:
-    has_digit = any(c.isdigit() for c in token)
-    has_letter = any(c.isalpha() for c in token)
-    if not (has_digit and has_letter) or _reads_as_words(token):
-        return False
-    counts = Counter(token)
-    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
-    return entropy >= ENTROPY_BITS
-
-
-_SEPARATORS = str.maketrans("_./", "---")
-_VOWELS = frozenset("aeiouy")
-
-
-def _reads_as_words(token: str) -> bool:
-    """Whether `token` is words joined by `-`, `_`, `.` or `/`, as case names and paths are
-    (`regression-gh8929-trimmed-final-text`): three parts or more, most of them lower-case
-    words with a vowel. A generated secret has few separators and mixed-case parts."""
-    parts = [part for part in token.translate(_SEPARATORS).split("-") if part]
-    if len(parts) < 3:
-        return False
-    words = sum(
-        part.isalpha() and part.islower() and not _VOWELS.isdisjoint(part) for part in parts
-    )
-    return 2 * words > len(parts)

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from harness import credentials
 from harness.authoring.privacy import PrivacyLint
-from harness.credentials import MARK, MIN_VALUE, Found, find, might_hold, random_tokens
+from harness.authoring.randomness import random_tokens
+from harness.credentials import MARK, MIN_VALUE, Found, find, might_hold
 from harness.reports.redact import redact
 
 # One sample per shape. Placeholders only: none of these was ever a real credential.
@@ -60,6 +61,11 @@ CREDENTIALS = [
     '{"githubToken": "abc"}',
     "const openaiApiKey = 'k-123'",
     "myAccessToken: zz",
+    "secretKey: 'abc123'",  # `secret` anywhere in a camelCase name, as in a snake_case one
+    "stripeSecretKey=sk_x",
+    "DBPassword=x1",  # a run of capitals before the word
+    "openAIApiKey=k1",
+    'password="true"',  # quoted, a literal may be a password
 ]
 # Text that mentions the trigger words, or comes close to a shape, without holding a secret.
 PROSE = [
@@ -101,6 +107,10 @@ PROSE = [
     "OAuth: enabled",  # no camelCase word starts at `Auth`
     "passwordHash: sha256",  # the secret word must end the name
     "the tokenizer=fast",
+    "isAuth=true",  # a bare literal is a setting
+    '"nextToken": null',
+    "withCredentials: true",
+    "password=None",
 ]
 
 
@@ -362,6 +372,15 @@ def test_patterns_stay_linear_on_long_runs_of_word_parts() -> None:
     """Key names are found by lookbehind, so a long `a-a-a-…` run is one quick pass."""
     text = "a-" * 200_000 + "password=abcdefgh1234"
     assert find(text) == [Found(kind="secret after password", secret="abcdefgh1234")]
+
+
+@pytest.mark.parametrize("unit", ["secret_", "xSecret_", "aSecretB", "dbSecret.", "ABSecret"])
+def test_patterns_stay_linear_on_long_runs_of_secret_words(unit: str) -> None:
+    """`secret` takes a bounded number of words after it, each camelCase word ending at the
+    next capital: a long run of them is not scanned again from each `secret`."""
+    text = unit * (200_000 // len(unit))
+    assert find(text + " api_key=abc") == [Found(kind="secret after api_key", secret="abc")]
+    assert redact(text) == text
 
 
 def test_a_text_of_many_credentials_is_one_pass() -> None:

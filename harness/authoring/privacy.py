@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 
 from harness import credentials
+from harness.authoring.randomness import random_tokens
 
 __all__ = ["Finding", "PrivacyLint"]
 
@@ -154,7 +155,7 @@ class PrivacyLint:
             )
         if found:
             return
-        for token in credentials.random_tokens(text):
+        for token in random_tokens(text):
             if token not in self.allowed_strings:
                 yield Finding(
                     rule="privacy.credential",
