@@ -13,8 +13,10 @@ too. The shapes:
   closing quote). The name says what the value is, so any length counts, except after a bare
   everyday word (`token`, `auth`, `pwd`, `credential(s)`), where a value needs `MIN_VALUE`
   characters; a value that only stands in for a secret (`stands_in`: `***`, `<redacted>`,
-  `${VAR}`, `$VAR`) never counts, nor does a bare literal (`true`, `null`). In parsed JSON,
-  the string value of such a key, by the same rule (`secret_value`);
+  `${VAR}`, `$VAR`) never counts, nor does a bare literal (`true`, `null`). A pagination
+  cursor is no credential: `token` after `page`, `next`, `prev`, `previous` or
+  `continuation` (`nextPageToken`, `NextToken`, `ContinuationToken`, `page_token`) does not
+  count. In parsed JSON, the string value of such a key, by the same rule (`secret_value`);
 - what follows `Authorization:` (or `Proxy-Authorization:`) after its scheme, whatever the
   scheme (`Bearer`, `Basic`, `Token`, `Digest`, `AWS4-HMAC-SHA256`…) or none: the whole
   credential, a Digest header's quoted, comma-separated parameters included, to the end of
@@ -84,6 +86,11 @@ _SHAPES = (
 # run of capitals before the one that starts a word (`DB|Password`, `openAI|ApiKey`); one
 # capital is not a word (`OAuth`). Case matters here, inside patterns that otherwise ignore it.
 _CAMEL = "(?:(?<=(?-i:[a-z0-9]))(?=(?-i:[A-Z]))|(?<=(?-i:[A-Z]{2}))(?=(?-i:[A-Z][a-z])))"
+# A pagination cursor, which APIs hand back in every listing (`nextPageToken`, `NextToken`,
+# `ContinuationToken`), is no credential: `token` right after one of these words is not one.
+# One fixed-width lookbehind per word and separator, as Python's lookbehinds must be.
+_CURSORS = ("page", "next", "prev", "previous", "continuation")
+_NOT_CURSOR = "".join(f"(?<!{word})(?<!{word}[_.-])" for word in _CURSORS)
 # The words that make a key secret-looking: the whole key, or its last word after `_`, `.` or
 # `-` or in camelCase (`DB_PASSWORD`, `dbPassword`); `secret` counts anywhere, with up to eight
 # words after it (`AWS_SECRET_ACCESS_KEY`, `stripeSecretKey`). Bounded, so that a long run of
@@ -91,7 +98,8 @@ _CAMEL = "(?:(?<=(?-i:[a-z0-9]))(?=(?-i:[A-Z]))|(?<=(?-i:[A-Z]{2}))(?=(?-i:[A-Z]
 # next capital, so no word runs on through a long camelCase run; and atomic, so that no words
 # are tried again, fewer, when no separator follows them.
 _KEY_WORDS = (
-    r"api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|token|client[_-]?secret|"
+    rf"api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|{_NOT_CURSOR}token|"
+    r"client[_-]?secret|"
     rf"secret(?>(?:[_.-][a-z0-9]+|{_CAMEL}(?-i:[A-Z][a-z0-9]*)){{0,8}})|password|passwd|pwd|"
     r"auth|private[_-]?key|"
     r"access[_-]?key|credentials?"

@@ -59,6 +59,7 @@ CREDENTIALS = [
     "//registry.example.com/:_authToken=abcd",
     "dbPassword=hunter2",  # camelCase names, as JavaScript and JSON configs write them
     '{"githubToken": "abc"}',
+    "nextAccessToken=abc",  # a cursor word before a secret that is not a bare `token`
     "const openaiApiKey = 'k-123'",
     "myAccessToken: zz",
     "secretKey: 'abc123'",  # `secret` anywhere in a camelCase name, as in a snake_case one
@@ -111,6 +112,10 @@ PROSE = [
     '"nextToken": null',
     "withCredentials: true",
     "password=None",
+    '"nextPageToken": "CAEQAA"',  # pagination cursors are no credentials
+    "NextToken=abc123",
+    '{"ContinuationToken": "1x"}',
+    "page_token=2",
 ]
 
 
@@ -334,7 +339,8 @@ def test_a_short_secret_is_shown_not_at_all() -> None:
     [("password", True), ("DB_PASSWORD", True), ("x-api-key", True),
      ("AWS_SECRET_ACCESS_KEY", True), ("Authorization", True), ("dbPassword", True),
      ("githubToken", True), ("openaiApiKey", True), ("max_tokens", False),
-     ("passwordHash", False), ("OAuth", False),
+     ("passwordHash", False), ("OAuth", False), ("nextPageToken", False), ("NextToken", False),
+     ("continuation_token", False), ("prev-token", False),
      ("author", False), ("secretary", False), ("message", False)],
 )  # fmt: skip
 def test_a_json_key_names_a_secret(key: str, secret: bool) -> None:
