@@ -66,34 +66,79 @@ def test_no_workspace_fails_existence_but_not_absence() -> None:
     assert [g.passed for g in _grades(Expects(workspace=block))] == [False, True]
 
 
-def test_budget_bounds_are_inclusive() -> None:
-    """Each bound passes at its value and fails one above."""
+def test_a_run_grades_only_the_duration_bound_inclusively() -> None:
+    """The token and call bounds were settled at load against the script: a run grades none
+    of them (they could not fail), and the duration passes at its bound, fails one below."""
     record = RunRecord(input_tokens=10, output_tokens=5, llm_calls=2)
-    at = BudgetExpects(
-        max_input_tokens=10,
-        max_output_tokens=5,
-        max_total_tokens=15,
-        max_llm_calls=2,
-        max_duration_ms=1000,
+    spent = {"max_input_tokens": 1, "max_output_tokens": 1, "max_total_tokens": 1}
+    (at,) = _grades(
+        Expects(budget=BudgetExpects(**spent, max_duration_ms=500)), record, duration_s=0.5
     )
-    below = BudgetExpects(
-        max_input_tokens=9,
-        max_output_tokens=4,
-        max_total_tokens=14,
-        max_llm_calls=1,
-        max_duration_ms=1,
+    (below,) = _grades(Expects(budget=BudgetExpects(max_duration_ms=499)), record, duration_s=0.5)
+    assert (at.check, at.passed, at.category) == ("max_duration_ms(500)", True, "budget")
+    assert (below.passed, below.detail) == (False, "took 500.0 ms")
+    assert _grades(Expects(budget=BudgetExpects(**spent, max_llm_calls=1)), record) == []
+
+
+@pytest.mark.parametrize(
+    ("budget", "location", "reason"),
+    [
+        (
+            {"max_input_tokens": 79},
+            "max_input_tokens",
+            "max_input_tokens (79) is below the 80 input tokens",
+        ),
+        ({"max_output_tokens": 24}, "max_output_tokens", "below the 25 output tokens"),
+        ({"max_total_tokens": 104}, "max_total_tokens", "below the 105 tokens the steps script"),
+        ({"max_llm_calls": 1}, "max_llm_calls", "below the 2 model calls"),
+    ],
+)
+def test_a_bound_the_script_exceeds_is_refused_at_load(
+    write_fixture: WriteFixture, budget: dict[str, int], location: str, reason: str
+) -> None:
+    """A replay spends exactly what the steps script (80 in, 25 out, 2 calls): no run passes."""
+    expects = {"response_contains": ["hello"], "budget": budget}
+    error = _reject(write_fixture, expects=expects)
+    assert error.location == f"$.expects.budget.{location}"
+    assert reason in error.reason
+    assert error.reason.endswith("so none can pass")
+
+
+def test_a_token_bound_on_a_script_that_reports_no_tokens_is_refused(
+    write_fixture: WriteFixture,
+) -> None:
+    """Usage the recording never captured cannot be bounded: the bound would guard nothing."""
+    turns = [{"user_input": "hi", "steps": [text_step("hello")]}]
+    expects = {"response_contains": ["hello"], "budget": {"max_total_tokens": 10}}
+    error = _reject(write_fixture, turns=turns, expects=expects)
+    assert error.location == "$.expects.budget.max_total_tokens"
+    assert error.reason == "no scripted step reports tokens: the bound guards nothing"
+
+
+def test_token_and_call_bounds_alone_are_no_expectation(write_fixture: WriteFixture) -> None:
+    """Met by the script, they hold on every replay: a case needs a check a run can fail."""
+    error = _reject(
+        write_fixture, expects={"budget": {"max_total_tokens": 105, "max_llm_calls": 2}}
     )
-    assert all(g.passed for g in _grades(Expects(budget=at), record, duration_s=0.5))
-    failed = _grades(Expects(budget=below), record, duration_s=0.5)
-    assert [g.passed for g in failed] == [False] * 5
-    assert [g.detail for g in failed] == [
-        "10 input token(s)",
-        "5 output token(s)",
-        "15 token(s) in all",
-        "2 model call(s)",
-        "took 500.0 ms",
-    ]
-    assert {g.category for g in failed} == {"budget"}
+    assert error.location == "$.expects"
+    assert error.reason.startswith("declares no check a run grades")
+
+
+def test_bounds_the_script_meets_load_beside_a_graded_check(write_fixture: WriteFixture) -> None:
+    """At the script's spend, inclusive, the bounds are admitted; the duration alone counts."""
+    budget = {"max_total_tokens": 105, "max_llm_calls": 2}
+    case = load_case(
+        str(
+            write_fixture(
+                "a.json", echo_trace(expects={"response_contains": ["hello"], "budget": budget})
+            )
+        )
+    )
+    assert case.expects.budget == BudgetExpects(max_total_tokens=105, max_llm_calls=2)
+    timed = load_case(
+        str(write_fixture("b.json", echo_trace(expects={"budget": {"max_duration_ms": 60_000}})))
+    )
+    assert timed.expects.budget == BudgetExpects(max_duration_ms=60_000)
 
 
 @pytest.mark.parametrize(
@@ -169,7 +214,7 @@ def _reject(write_fixture: WriteFixture, **changes: Any) -> FixtureError:
         (
             {"expects": {"budget": {"max_llm_calls": 0}}},
             "$.expects.budget.max_llm_calls",
-            "no run can pass",
+            "none can pass",
         ),
         (
             {"expects": {"budget": {"max_duration_ms": 0}}},
