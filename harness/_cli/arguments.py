@@ -9,6 +9,7 @@ __all__ = [
     "AUTO_JOBS",
     "EXIT_STATUSES",
     "README_SECTION",
+    "check_outputs",
     "jobs",
     "names",
     "positive_int",
@@ -75,3 +76,22 @@ def names(text: str) -> tuple[str, ...]:
     if not all(listed):
         raise argparse.ArgumentTypeError(f"expected names separated by commas, got {text!r}")
     return listed
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before anything runs, an output path of `harness run` that could not be
+    written after it: a finished run must not end in `File exists` with no report.
+
+    Raises:
+        UsageError: A path is empty, or stands under a file or an unwritable folder.
+    """
+    from harness.reports.artifact import check_output
+
+    for flag, path in (
+        ("--json", args.json),
+        ("--junit", args.junit),
+        ("--write-baseline", args.write_baseline),
+        ("--dump-records", args.dump_records),
+    ):
+        if path is not None:
+            check_output(flag, path, folder=flag == "--dump-records")

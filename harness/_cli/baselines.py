@@ -3,43 +3,83 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import Any
+import os
+from typing import TYPE_CHECKING, Any
+
+from harness.text import complain
+
+if TYPE_CHECKING:
+    from harness.reports.baseline import Baseline, Comparison
+    from harness.reports.model import SuiteReport
 
 __all__ = ["baselines", "dumper"]
 
 
 def dumper(directory: str) -> Any:
     """Write each failed or errored case's record to `directory` as the case finishes."""
-    from harness.reports.model import SuiteReport
-    from harness.reports.receipts import dump_records
+    from harness.reports.receipts import Receipts
 
-    def dump(case: Any) -> None:
-        if not case.passed and case.skipped is None:
-            dump_records(SuiteReport(suite="", directory="", mode="", cases=(case,)), directory)
-
-    return dump
+    return Receipts(directory).add
 
 
-def baselines(args: argparse.Namespace, report: Any, baseline: Any, status: int) -> int:
-    """Write and compare baselines; the comparison, when there is one, is the exit status.
+def baselines(
+    args: argparse.Namespace,
+    report: SuiteReport,
+    baseline: Baseline | None,
+    status: int,
+    *,
+    complete: bool,
+) -> tuple[int, Comparison | None]:
+    """Compare with the baseline and write one, as asked; the exit status and the comparison.
 
-    The JUnit file written marks the flips.
+    The comparison, made of a run that finished every case with a verdict (0 or 1), is the
+    exit status, and the JUnit file written marks its flips; it is shown after the table.
     """
+    comparison = None
+    if baseline is not None and complete and status in (0, 1):
+        from harness.reports.baseline import compare, write_marked_junit
+
+        comparison = compare(baseline, report)
+        status = comparison.exit_code()
+        if args.junit:
+            with open(args.junit, "rb") as file:
+                junit = file.read()
+            write_marked_junit(args.junit, junit, comparison.cases)
     if args.write_baseline:
-        from harness.reports.baseline import write_baseline
+        refused = _not_written(args, report, comparison, complete=complete)
+        if refused is None:
+            from harness.reports.baseline import write_baseline
 
-        refused = write_baseline(report, args.write_baseline)
-        if refused:
-            print(f"harness: {refused}", file=sys.stderr)
-    if baseline is None:
-        return status
-    from harness.reports.baseline import compare, write_marked_junit
+            refused = write_baseline(report, args.write_baseline)
+        if refused is not None:
+            complain(refused)
+    return status, comparison
 
-    comparison = compare(baseline, report)
-    if args.junit:
-        with open(args.junit, "rb") as file:
-            junit = file.read()
-        write_marked_junit(args.junit, junit, baseline, report)
-    print(comparison.render(), file=sys.stderr if args.format == "json" else sys.stdout)
-    return comparison.exit_code()
+
+def _not_written(
+    args: argparse.Namespace,
+    report: SuiteReport,
+    comparison: Comparison | None,
+    *,
+    complete: bool,
+) -> str | None:
+    """Why no baseline is written, or None: every verdict is needed, and a baseline that
+    gates this run is kept, or the next run would pass on the regression it found."""
+    from harness.reports.baseline import unwritten
+
+    path = args.write_baseline
+    why = unwritten(report)
+    if why is None and not complete:
+        why = "the run did not finish every case"
+    if why is not None:
+        return f"{path}: baseline not written: {why}"
+    if comparison is not None and comparison.exit_code() and _same_file(args.baseline, path):
+        return f"{path}: baseline not written over: the comparison with it gates"
+    return None
+
+
+def _same_file(first: str, second: str) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # the second does not exist yet
+        return False

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
 from typing import Any
 
-from harness.errors import ArtifactError, HarnessError, UnreadableFile
+from harness.errors import ArtifactError, HarnessError, UnreadableFile, UsageError
 from harness.files import read_regular
 
-__all__ = ["MAX_ARTIFACT_BYTES", "read_artifact", "write_atomic"]
+__all__ = ["MAX_ARTIFACT_BYTES", "check_output", "read_artifact", "write_atomic"]
 
 MAX_ARTIFACT_BYTES = 512 * 1024 * 1024
 """A report file larger than this is refused before it is read (`harness merge`, import)."""
@@ -149,3 +149,28 @@ def read_artifact(
         return read_regular(path, max_bytes, kind="report file", limit=limit)
     except UnreadableFile as exc:
         raise error(path, exc.reason) from None
+
+
+def check_output(flag: str, path: str, *, folder: bool = False) -> None:
+    """Refuse, before a run, an output path that could not be written after it.
+
+    `path` is a file to write, or with `folder` a folder to write files into; missing folders
+    on the way are created later, so what is checked is the nearest one that exists.
+
+    Raises:
+        UsageError: The path is empty, a file stands where a folder must be (or a folder where
+            the file must be), or the nearest existing folder cannot be written.
+    """
+    if not path:
+        raise UsageError(f"{flag}: the path is empty")
+    full = os.path.abspath(path)
+    if os.path.isdir(full) and not folder:
+        raise UsageError(f"{flag} {path}: it is a folder")
+    nearest = full if folder else os.path.dirname(full)
+    while not os.path.lexists(nearest):
+        nearest = os.path.dirname(nearest)
+    shown = os.path.relpath(nearest) if not os.path.isabs(path) else nearest
+    if not os.path.isdir(nearest):
+        raise UsageError(f"{flag} {path}: {shown} is not a folder")
+    if not os.access(nearest, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: {shown} is not writable")

@@ -1,30 +1,36 @@
 """Baselines: a run's per-case verdicts, kept, and the next run compared with them.
 
 `harness run --write-baseline PATH` records each case's verdict with its `case_hash`, the mode
-and the tool surface (schema `harness/baseline/v1`); a run in which a case errored writes none,
-since an error is not a verdict. `harness run --baseline PATH` then makes the comparison the
-exit status: only a case that passed in the baseline and fails now, with the same id and the
-same `case_hash`, gates (or a case that errors now). A case whose fixture changed is reported as
-changed, to refresh the baseline, and does not gate; new cases are reported; pass→pass and
+and the tool surface (schema `harness/baseline/v1`); a run in which a case errored, that
+stopped at its first failure or that was interrupted writes none, since a baseline needs every
+verdict. `harness run --baseline PATH` then makes the comparison the exit status: only a case
+that passed in the baseline and fails now, with the same id and the same `case_hash`, gates (or
+a case that errors now, or a run whose every case was skipped). A case whose fixture changed is
+reported as changed, to refresh the baseline, and does not gate; new cases, cases skipped now
+that passed then, and the baseline's cases this run did not run are reported; pass→pass and
 fail→fail never gate.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 import msgspec
 
 from harness.errors import UsageError
-from harness.reports.artifact import write_atomic
+from harness.reports.artifact import MAX_ARTIFACT_BYTES, read_artifact, write_atomic
 from harness.reports.model import CaseReport, SuiteReport
+from harness.text import printable
 
 __all__ = [
+    "MARKS",
     "SCHEMA",
     "Baseline",
     "Comparison",
     "compare",
     "read_baseline",
+    "unwritten",
     "write_baseline",
     "write_marked_junit",
 ]
@@ -34,8 +40,28 @@ SCHEMA = "harness/baseline/v1"
 
 Verdict = Literal["pass", "fail", "skipped"]
 Flip = Literal[
-    "regressed", "fixed", "changed", "new", "still passing", "still failing", "skipped", "errored"
+    "regressed",
+    "fixed",
+    "changed",
+    "new",
+    "still passing",
+    "still failing",
+    "skipped",
+    "skipped since passing",
+    "errored",
 ]
+
+MARKS: dict[str, str] = {
+    "regressed": "REGRESSED",
+    "errored": "errored",
+    "fixed": "fixed",
+    "changed": "changed",
+    "new": "new",
+}
+"""The table's `baseline` cell of each flip worth a look (the others leave it empty)."""
+
+_NAMES_SHOWN = 50
+"""Names listed on one line of the comparison; the table's `baseline` column has them all."""
 
 
 class BaselineCase(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -57,6 +83,12 @@ class Baseline(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     cases: tuple[BaselineCase, ...]
 
 
+class _Head(msgspec.Struct, frozen=True):
+    """What is read first of a baseline: its schema, before the rest of its form is judged."""
+
+    schema: str
+
+
 class CaseFlip(msgspec.Struct, frozen=True, kw_only=True):
     """How one case of this run compares with the baseline."""
 
@@ -69,31 +101,51 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
     """This run against a baseline."""
 
     cases: tuple[CaseFlip, ...]
-    surface_changed: bool
-    mode_changed: bool
+    """Each case of this run, in run order."""
+    not_run: tuple[str, ...] = ()
+    """The names of the baseline's cases this run did not run (removed, renamed, unselected)."""
+    surface_changed: bool = False
+    mode_changed: bool = False
 
     def of(self, flip: Flip) -> list[CaseFlip]:
         """The cases of one kind, in run order."""
         return [case for case in self.cases if case.flip == flip]
 
+    @property
+    def all_skipped(self) -> bool:
+        """Whether the run skipped every case it had: nothing was graded."""
+        skips = ("skipped", "skipped since passing")
+        return bool(self.cases) and all(case.flip in skips for case in self.cases)
+
     def exit_code(self) -> int:
-        """1 when a case regressed (pass→fail, same fixture) or errors; else 0."""
-        return 1 if self.of("regressed") or self.of("errored") else 0
+        """1 when a case regressed (pass→fail, same fixture) or errors, or nothing was
+        graded; else 0."""
+        return 1 if self.of("regressed") or self.of("errored") or self.all_skipped else 0
+
+    def marks(self) -> list[str]:
+        """The table's `baseline` cell of each case, in run order."""
+        return [MARKS.get(case.flip, "") for case in self.cases]
 
     def render(self) -> str:
         """What the comparison found, one line per kind that occurred."""
-        labels = (
+        labels: tuple[tuple[Flip, str], ...] = (
             ("regressed", "REGRESSED (passed in the baseline, fails now)"),
             ("errored", "errored (a run error gates)"),
             ("changed", "changed, refresh the baseline (fixture differs; not gated)"),
             ("new", "new (not in the baseline)"),
             ("fixed", "fixed (failed in the baseline, passes now)"),
+            ("skipped since passing", "skipped now, passed in the baseline (not run; not gated)"),
         )
         lines = [
-            f"baseline: {len(found)} {label}: {', '.join(case.name for case in found)}"
+            _line(label, [case.name for case in found])
             for flip, label in labels
-            if (found := self.of(flip))  # type: ignore[arg-type]
+            if (found := self.of(flip))
         ]
+        if self.not_run:
+            label = "not in this run, in the baseline (removed, renamed or not selected)"
+            lines.append(_line(label, self.not_run))
+        if self.all_skipped:
+            lines.append("baseline: every case was skipped: nothing was graded (gates)")
         if self.surface_changed:
             lines.append("baseline: the tool surface differs from the baseline's (not gated)")
         if self.mode_changed:
@@ -103,24 +155,39 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
         return "\n".join(lines)
 
 
+def _line(label: str, names: Sequence[str]) -> str:
+    shown = ", ".join(printable(name) for name in names[:_NAMES_SHOWN])
+    if len(names) > _NAMES_SHOWN:
+        shown += f" (+{len(names) - _NAMES_SHOWN} more)"
+    return f"baseline: {len(names)} {label}: {shown}"
+
+
 def _verdict(case: CaseReport) -> Verdict:
     if case.skipped is not None:
         return "skipped"
     return "pass" if case.passed else "fail"
 
 
-def write_baseline(report: SuiteReport, path: str) -> str | None:
-    """Write the per-case verdicts of `report` to `path`; or why not, when a case errored.
+def unwritten(report: SuiteReport) -> str | None:
+    """Why no baseline may be made of `report`, or None: it must hold every case's verdict."""
+    if report.interrupted is not None:
+        return f"the run was interrupted by {report.interrupted}"
+    if report.stopped_early:
+        return "the run stopped at its first failure (-x)"
+    if report.errored:
+        return f"the run had {report.errored} errored case(s), and errors are not verdicts"
+    return None
 
-    A run in which a case errored, or that was interrupted, writes no baseline: an error is not
-    a verdict to compare with.
+
+def write_baseline(report: SuiteReport, path: str) -> str | None:
+    """Write the per-case verdicts of `report` to `path`; or why not (`unwritten`).
 
     Raises:
         ArtifactError: The file cannot be written.
     """
-    if report.errored or report.interrupted is not None:
-        why = "was interrupted" if report.interrupted else f"had {report.errored} errored case(s)"
-        return f"{path}: baseline not written: the run {why}, and errors are not verdicts"
+    why = unwritten(report)
+    if why is not None:
+        return f"{path}: baseline not written: {why}"
     baseline = Baseline(
         schema=SCHEMA,
         suite=report.suite,
@@ -138,35 +205,47 @@ def write_baseline(report: SuiteReport, path: str) -> str | None:
 
 
 def read_baseline(path: str) -> Baseline:
-    """The baseline in `path`.
+    """The baseline in `path`: a regular file, read bounded, never waited on.
 
     Raises:
-        UsageError: It cannot be read or is not a `harness/baseline/v1` file.
+        UsageError: It cannot be read, is not a `harness/baseline/v1` file, or names a case
+            id twice.
     """
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the baseline: {exc.strerror or exc}") from None
+    data = read_artifact(path, _refused, MAX_ARTIFACT_BYTES)
+    try:  # the schema first: a file of another version is named as such, not as malformed
+        schema = msgspec.json.decode(data, type=_Head).schema
+    except msgspec.MsgspecError as exc:
+        raise UsageError(f"{path}: not a harness baseline: {exc}") from None
+    if schema != SCHEMA:
+        raise UsageError(f'{path}: baseline schema is "{printable(schema)}", expected "{SCHEMA}"')
     try:
         baseline = msgspec.json.decode(data, type=Baseline)
     except msgspec.MsgspecError as exc:
         raise UsageError(f"{path}: not a harness baseline: {exc}") from None
-    if baseline.schema != SCHEMA:
-        raise UsageError(f'{path}: baseline schema is "{baseline.schema}", expected "{SCHEMA}"')
+    seen: set[str] = set()
+    for index, case in enumerate(baseline.cases):
+        if case.id in seen:  # which verdict would count? Neither: the file is refused
+            where = f"$.cases[{index}].id"
+            raise UsageError(f'{path}: {where}: case id "{printable(case.id)}" appears twice')
+        seen.add(case.id)
     return baseline
+
+
+def _refused(path: str, reason: str) -> UsageError:
+    return UsageError(f"{path}: {reason}")
 
 
 def compare(baseline: Baseline, report: SuiteReport) -> Comparison:
     """How each case of `report` compares with its namesake (by id) in `baseline`."""
     before = {case.id: case for case in baseline.cases}
-    flips = []
-    for case in report.cases:
-        flips.append(
-            CaseFlip(id=case.case_id, name=case.name, flip=_flip(before.get(case.case_id), case))
-        )
+    flips = tuple(
+        CaseFlip(id=case.case_id, name=case.name, flip=_flip(before.get(case.case_id), case))
+        for case in report.cases
+    )
+    ran = {case.case_id for case in report.cases}
     return Comparison(
-        cases=tuple(flips),
+        cases=flips,
+        not_run=tuple(case.name or case.id for case in baseline.cases if case.id not in ran),
         surface_changed=baseline.tool_surface != report.tool_surface,
         mode_changed=baseline.mode != report.mode,
     )
@@ -174,27 +253,33 @@ def compare(baseline: Baseline, report: SuiteReport) -> Comparison:
 
 _MARKED = {
     "regressed": "REGRESSED: passed in the baseline, fails now (gates)",
+    "errored": "errored: a run error gates",
     "fixed": "fixed: failed in the baseline, passes now",
     "changed": "changed since the baseline: refresh the baseline (not gated)",
     "new": "new: not in the baseline",
 }
 
 
-def write_marked_junit(path: str, junit: bytes, baseline: Baseline, report: SuiteReport) -> None:
+def write_marked_junit(path: str, junit: bytes, flips: Iterable[CaseFlip]) -> None:
     """Write `junit` with each flipped case marked: a `system-err` line, and for a regression
-    its failure message prefixed, so CI test views show what changed since the baseline."""
+    its failure message prefixed, so CI test views show what changed since the baseline.
+
+    `flips` follow the document's testcases, one each, in order: the JUnit names are cleaned
+    and told apart, so a case is found by its place, never by its name.
+    """
     import xml.etree.ElementTree as ET
 
-    flips = {case.name: case.flip for case in compare(baseline, report).cases}
     root = ET.fromstring(junit)
-    for testcase in root.iter("testcase"):
-        flip = flips.get(testcase.get("name", ""))
-        if flip not in _MARKED:
+    for testcase, case in zip(root.iter("testcase"), flips, strict=True):
+        if case.flip not in _MARKED:
             continue
-        note = ET.SubElement(testcase, "system-err")
-        note.text = f"baseline: {_MARKED[flip]}"
+        note = f"baseline: {_MARKED[case.flip]}"
+        captured = testcase.find("system-err")
+        if captured is None:  # JUnit keeps one system-err per testcase: join the agent's
+            captured = ET.SubElement(testcase, "system-err")
+        captured.text = f"{note}\n{captured.text}" if captured.text else note
         failure = testcase.find("failure")
-        if flip == "regressed" and failure is not None:
+        if case.flip == "regressed" and failure is not None:
             failure.set("message", f"REGRESSED since the baseline: {failure.get('message', '')}")
     ET.indent(root)
     write_atomic(path, ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
@@ -204,7 +289,7 @@ def _flip(old: BaselineCase | None, case: CaseReport) -> Flip:
     if case.error is not None:
         return "errored"
     if case.skipped is not None:
-        return "skipped"
+        return "skipped since passing" if old is not None and old.verdict == "pass" else "skipped"
     if old is None:
         return "new"
     if old.case_hash != case.case_hash:

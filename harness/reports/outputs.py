@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from harness.reports.artifact import write_atomic
@@ -111,21 +111,29 @@ def to_stdout(write: Callable[[TextIO], object]) -> bool:
     return True
 
 
-def show_table(report: SuiteReport, paint: Paint | None = None) -> Callable[[TextIO], None]:
-    """What writes `report` as the table (coloured by `paint`, when given)."""
+def show_table(
+    report: SuiteReport,
+    paint: Paint | None = None,
+    marks: Sequence[str] | None = None,
+    after: str = "",
+) -> Callable[[TextIO], None]:
+    """What writes `report` as the table (coloured by `paint`, when given, with a `baseline`
+    column of `marks`), then the lines of `after`."""
 
     def write(stream: TextIO) -> None:
         from harness.reports.table import table_lines
 
         # In batches of lines: a large run's table is never held whole as one text.
         batch: list[str] = []
-        for line in table_lines(report, paint):
+        for line in table_lines(report, paint, marks):
             batch.append(line)
             if len(batch) == 1024:
                 stream.write("\n".join(batch) + "\n")
                 batch.clear()
         if batch:
             stream.write("\n".join(batch) + "\n")
+        if after:
+            stream.write(after + "\n")
 
     return write
 

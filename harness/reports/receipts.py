@@ -7,32 +7,49 @@ can be read without re-running. The case reports are already redacted, as every 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 
 from harness.reports.artifact import write_atomic
 from harness.reports.document import case_json
-from harness.reports.model import SuiteReport
+from harness.reports.model import CaseReport
 
-__all__ = ["dump_records"]
+__all__ = ["Receipts"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_LONGEST = 120
+"""Characters of a file name's stem: with `-N` and `.json`, well inside any file system's 255."""
 
 
-def dump_records(report: SuiteReport, directory: str) -> list[str]:
-    """Write a file for each case that failed or errored; the paths written, in case order."""
-    written: list[str] = []
-    taken: set[str] = set()
-    for case in report.cases:
+class Receipts:
+    """The receipts of one run, written to `directory` case by case as each finishes.
+
+    Ids are told apart across the whole run, and without case (`Up` and `up` would be one
+    file on a case-insensitive file system), so no receipt overwrites another.
+    """
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self._taken: set[str] = set()
+
+    def add(self, case: CaseReport) -> str | None:
+        """Write `case`'s file if it failed or errored; the path written, or None."""
         if case.passed or case.skipped is not None:
-            continue
-        stem = _UNSAFE.sub("_", case.case_id or case.name).strip("._") or "case"
+            return None
+        stem = self._name(case.case_id or case.name)
+        path = os.path.join(self.directory, f"{stem}.json")
+        write_atomic(path, case_json(case))
+        return path
+
+    def _name(self, identity: str) -> str:
+        stem = _UNSAFE.sub("_", identity).strip("._") or "case"
+        if len(stem) > _LONGEST:  # a digest of the whole id keeps two long ids apart
+            digest = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+            stem = f"{stem[: _LONGEST - len(digest) - 1]}-{digest}"
         name, n = stem, 1
-        while name in taken:  # two ids that clean up to the same name
+        while name.casefold() in self._taken:  # two ids that clean up to one name
             n += 1
             name = f"{stem}-{n}"
-        taken.add(name)
-        path = os.path.join(directory, f"{name}.json")
-        write_atomic(path, case_json(case))
-        written.append(path)
-    return written
+        self._taken.add(name.casefold())
+        return name

@@ -9,7 +9,7 @@ cells stripped, no trailing spaces.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from harness.grading.result import GradeResult
 from harness.reports.model import CaseReport, SuiteReport
@@ -23,14 +23,17 @@ _INDENT = "      "
 _HEADERS = ("", "case", "source", "checks")
 
 
-def render_table(report: SuiteReport, paint: Paint | None = None) -> str:
+def render_table(
+    report: SuiteReport, paint: Paint | None = None, marks: Sequence[str] | None = None
+) -> str:
     """The report as a table, each failing check with its detail under its case, and a recap.
 
     Args:
         report: The run.
         paint: Colours a text by style (`pass`, `fail`, `error`, `bold`); None for plain text.
+        marks: A `baseline` column: each case's cell, in case order (None: no such column).
     """
-    return "\n".join(table_lines(report, paint))
+    return "\n".join(table_lines(report, paint, marks))
 
 
 ROWS_HELD = 16_384
@@ -38,25 +41,29 @@ ROWS_HELD = 16_384
 twice (for the column widths, then for its line), so a large run's table holds none."""
 
 
-def table_lines(report: SuiteReport, paint: Paint | None = None) -> Iterator[str]:
+def table_lines(
+    report: SuiteReport, paint: Paint | None = None, marks: Sequence[str] | None = None
+) -> Iterator[str]:
     """`render_table`'s lines, made one at a time (a large run's table is never held whole)."""
     cases = report.cases
     held = len(cases) <= ROWS_HELD
+    headers = _HEADERS if marks is None else (*_HEADERS, "baseline")
+    extra = [()] * len(cases) if marks is None else [(mark,) for mark in marks]
     verdicts = [_verdict(case) for case in cases] if held else []  # grades walked once
-    rows = (
-        [_row(case, failed) for case, failed in zip(cases, verdicts, strict=True)] if held else []
-    )
-    widths = [len(header) + 2 for header in _HEADERS]
-    for row in rows if held else (_row(case, _verdict(case)) for case in cases):
+    rows = [_row(case, verdicts[i]) + extra[i] for i, case in enumerate(cases)] if held else []
+    widths = [len(header) + 2 for header in headers]
+    every = rows if held else (_row(c, _verdict(c)) + extra[i] for i, c in enumerate(cases))
+    for row in every:
         for column, cell in enumerate(row):
             widths[column] = max(widths[column], len(cell))
     template = "  ".join(f"{{:<{width}}}" for width in widths)
-    yield template.format(*_HEADERS).rstrip()
+    yield template.format(*headers).rstrip()
     yield "  ".join("-" * width for width in widths)
     mark_width = widths[0]
     for index, case in enumerate(cases):
         failed = verdicts[index] if held else _verdict(case)
-        line = template.format(*(rows[index] if held else _row(case, failed))).rstrip()
+        row = rows[index] if held else _row(case, failed) + extra[index]
+        line = template.format(*row).rstrip()
         if paint is not None:
             style = "pass" if failed is None else "error" if case.error is not None else "fail"
             line = paint(style, line[:mark_width]) + line[mark_width:]

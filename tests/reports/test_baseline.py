@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -118,9 +119,251 @@ def test_no_baseline_after_a_run_that_errored(
     assert "baseline not written: the run had 1 errored case(s)" in capsys.readouterr().err
 
 
-def test_a_bad_baseline_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """One line naming the file, before anything runs."""
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ('{"schema": "other"}', 'baseline schema is "other", expected "harness/baseline/v1"'),
+        ('{"schema": "harness/baseline/v2", "x": 1}', 'baseline schema is "harness/baseline/v2"'),
+        ("[1]", "not a harness baseline"),
+        ("", "not a harness baseline"),
+        (None, "is not a regular file"),  # a FIFO: refused, never waited on
+        (
+            json.dumps({
+                "schema": "harness/baseline/v1", "suite": "s", "mode": "replay",
+                "tool_surface": "", "cases": [
+                    {"id": "a", "case_hash": "", "verdict": "pass"},
+                    {"id": "a", "case_hash": "", "verdict": "fail"},
+                ],
+            }),
+            'case id "a" appears twice',
+        ),
+    ],
+)  # fmt: skip
+def test_a_bad_baseline_file_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, reason: str
+) -> None:
+    """One line naming the file and the reason, before anything runs."""
     bad = tmp_path / "b.json"
-    bad.write_text('{"schema": "other"}')
+    if content is None:
+        os.mkfifo(bad)
+    else:
+        bad.write_text(content)
     assert main(["run", "--baseline", str(bad)]) == 2
-    assert capsys.readouterr().err.startswith(f"harness: {bad}: not a harness baseline")
+    err = capsys.readouterr().err
+    assert err.startswith(f"harness: {bad}: ")
+    assert reason in err
+    assert err.count("\n") == 1
+
+
+def _baseline_of(tmp_path: Path, suite: Path, verdicts: dict[str, str]) -> Path:
+    """A baseline of `suite` with the verdicts edited to `verdicts` (by id)."""
+    path = tmp_path / "edited.json"
+    assert main(["run", "--suite", str(suite), "--write-baseline", str(path)]) in (0, 1)
+    written = json.loads(path.read_text())
+    for case in written["cases"]:
+        case["verdict"] = verdicts.get(case["id"], case["verdict"])
+    path.write_text(json.dumps(written))
+    return path
+
+
+def test_a_regression_exits_1_when_stdouts_reader_is_gone(suite: Path, tmp_path: Path) -> None:
+    """The comparison is printed through the guarded stdout: a closed pipe keeps the status."""
+    from tests._cli.test_rough_edges import closed_pipe
+
+    baseline = _baseline_of(tmp_path, suite, {"already_failing": "pass"})
+    assert closed_pipe("run", "--suite", str(suite), "--baseline", str(baseline)) == (1, "")
+
+
+def test_the_table_marks_flips_and_the_comparison_follows_it(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `baseline` column says how each case flipped; the comparison comes after the recap."""
+    baseline = _baseline_of(tmp_path, suite, {"already_failing": "pass"})
+    capsys.readouterr()
+    assert main(["run", "--suite", str(suite), "--baseline", str(baseline)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["case", "source", "checks", "baseline"]
+    flipped = next(line for line in lines if "already-failing" in line and "✗" in line)
+    assert flipped.endswith("REGRESSED")
+    steady = next(line for line in lines if " steady " in line)
+    assert steady.endswith("checks")
+    assert lines[-1] == (
+        "baseline: 1 REGRESSED (passed in the baseline, fails now): already-failing"
+    )
+
+
+def test_junit_marks_follow_the_testcase_not_its_cleaned_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name the JUnit file cleans (an escape, a tab) still gets its mark; the terminal line
+    shows the names escaped."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    _write(folder, "red", _failing("case\u001b[31mred"))
+    _write(folder, "tab", _failing("tab\there"))
+    baseline = _baseline_of(tmp_path, folder, {"red": "pass", "tab": "pass"})
+    junit = tmp_path / "j.xml"
+    capsys.readouterr()
+    argv = ["run", "--suite", str(folder), "--baseline", str(baseline), "--junit", str(junit)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "baseline: 2 REGRESSED (passed in the baseline, fails now): case\\x1b[31mred" in out
+    marked = [case.findtext("system-err") for case in ET.parse(junit).getroot().iter("testcase")]
+    assert marked == ["baseline: REGRESSED: passed in the baseline, fails now (gates)"] * 2
+
+
+def test_skips_and_cases_not_run_are_reported_and_an_all_skipped_run_gates(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Skipping what passed, or dropping it, is said; a run that graded nothing does not pass."""
+    baseline = _baseline_of(tmp_path, suite, {})
+    _write(suite, "steady", echo_trace(model_name="steady", skip="flaky upstream"))
+    (suite / "to_change.json").unlink()
+    capsys.readouterr()
+    assert main(["run", "--suite", str(suite), "--baseline", str(baseline)]) == 0
+    out = capsys.readouterr().out
+    assert "1 skipped now, passed in the baseline (not run; not gated): steady" in out
+    assert "1 not in this run, in the baseline (removed, renamed or not selected): to-change" in out
+    for name in ("to_break", "already_failing"):
+        (suite / f"{name}.json").unlink()
+    assert main(["run", "--suite", str(suite), "--baseline", str(baseline)]) == 1
+    assert "every case was skipped: nothing was graded (gates)" in capsys.readouterr().out
+
+
+def test_a_gating_comparison_does_not_overwrite_its_baseline(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Writing over it would let the next run pass on the regression this one found."""
+    baseline = _baseline_of(tmp_path, suite, {"already_failing": "pass"})
+    before = baseline.read_bytes()
+    argv = ["run", "--suite", str(suite), "--baseline", str(baseline)]
+    assert main([*argv, "--write-baseline", str(baseline)]) == 1
+    assert baseline.read_bytes() == before
+    assert "baseline not written over: the comparison with it gates" in capsys.readouterr().err
+
+
+def test_a_run_stopped_at_its_first_failure_says_why_it_wrote_no_baseline(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline = tmp_path / "b.json"
+    assert main(["run", "--suite", str(suite), "-x", "--write-baseline", str(baseline)]) == 1
+    assert not baseline.exists()
+    assert "baseline not written: the run stopped at its first failure (-x)" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--write-baseline", "--dump-records"])
+def test_an_output_path_under_a_file_is_refused_before_the_run(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """Exit 2 at once, naming the flag and the file in the way; not after the whole run."""
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    target = blocker / "out.json"
+    assert main(["run", "--suite", str(suite), flag, str(target)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"harness: {flag} {target}: {blocker} is not a folder\n"
+    assert captured.out == ""
+    assert main(["run", "--suite", str(suite), flag, ""]) == 2
+    assert capsys.readouterr().err == f"harness: {flag}: the path is empty\n"
+
+
+def test_dumped_records_never_overwrite_each_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ids that clean to one file name, even differing only in case, each keep their file;
+    a long id is cut to a name the file system takes."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    ids = ["x:1", "x;1", "日本", "其他", "Up", "up", "y" * 300]
+    for i, identity in enumerate(ids):
+        _write(folder, f"c{i}", {**_failing(f"case-{i}"), "id": identity})
+    dump = tmp_path / "dump"
+    assert main(["run", "--suite", str(folder), "--dump-records", str(dump)]) == 1
+    written = sorted(path.name for path in dump.iterdir())
+    assert len(written) == len(ids)
+    assert {json.loads((dump / name).read_text())["id"] for name in written} == set(ids)
+    assert max(len(name) for name in written) <= 125
+
+
+def test_the_mark_joins_the_agents_captured_stderr_in_one_element(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """JUnit keeps one `system-err` a testcase: the mark comes first, the agent's words after."""
+    baseline = _baseline_of(tmp_path, suite, {})
+    (tmp_path / "baseline_noisy_agent.py").write_text(NOISY_AGENT)
+    monkeypatch.chdir(tmp_path)
+    junit = tmp_path / "j.xml"
+    argv = ["run", "--suite", str(suite), "--baseline", str(baseline), "--junit", str(junit)]
+    assert main([*argv, "--agent", "baseline_noisy_agent:factory"]) == 1
+    cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
+    errs = cases["to-break"].findall("system-err")
+    assert len(errs) == 1
+    text = errs[0].text or ""
+    assert text.startswith("baseline: REGRESSED: passed in the baseline, fails now (gates)\n")
+    assert "noise from the agent" in text
+    assert cases["steady"].findtext("system-err", "").startswith("noise from the agent")
+
+
+NOISY_AGENT = BREAKING_AGENT.replace(
+    "        text = self._agent.turn(user_input)",
+    "        import sys\n        print('noise from the agent', file=sys.stderr)\n"
+    "        text = self._agent.turn(user_input)",
+)
+
+
+def test_with_format_json_the_comparison_goes_to_stderr(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Stdout stays the JSON document alone; the comparison and its status are still there."""
+    baseline = _baseline_of(tmp_path, suite, {"already_failing": "pass"})
+    capsys.readouterr()
+    argv = ["run", "--suite", str(suite), "--baseline", str(baseline), "--format", "json"]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["total"] == 4
+    assert "baseline: 1 REGRESSED (passed in the baseline, fails now): already-failing" in (
+        captured.err
+    )
+
+
+def test_an_errored_case_is_marked_and_gates(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run error is no verdict: it gates whatever the baseline said, and its testcase says so."""
+    baseline = _baseline_of(tmp_path, suite, {})
+    trace = echo_trace(model_name="steady")
+    trace["turns"][0]["steps"].append(trace["turns"][0]["steps"][-1])  # over-specified turn
+    _write(suite, "steady", trace)
+    junit = tmp_path / "j.xml"
+    capsys.readouterr()
+    argv = ["run", "--suite", str(suite), "--baseline", str(baseline), "--junit", str(junit)]
+    assert main(argv) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert next(line for line in lines if " steady " in line).endswith("errored")
+    assert "baseline: 1 errored (a run error gates): steady" in lines
+    cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
+    assert cases["steady"].findtext("system-err") == "baseline: errored: a run error gates"
+
+
+def test_an_output_path_that_is_a_folder_is_refused(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report file cannot replace a folder: said before the run, not after it."""
+    assert main(["run", "--suite", str(suite), "--json", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"harness: --json {tmp_path}: it is a folder\n"
+
+
+def test_an_interrupted_run_writes_no_baseline(tmp_path: Path) -> None:
+    """A run a signal stopped lacks verdicts: the reason names the signal."""
+    from harness.reports.baseline import write_baseline
+    from harness.reports.model import SuiteReport
+
+    report = SuiteReport(suite="s", directory="", mode="replay", cases=(), interrupted="SIGINT")
+    path = tmp_path / "b.json"
+    assert write_baseline(report, str(path)) == (
+        f"{path}: baseline not written: the run was interrupted by SIGINT"
+    )
+    assert not path.exists()

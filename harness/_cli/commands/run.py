@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from harness._cli import guard
-from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, jobs, names, seconds
+from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs, names, seconds
 from harness._cli.baselines import baselines, dumper
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
@@ -193,6 +193,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
+    check_outputs(args)
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
     mode = args.mode or config.mode
@@ -283,12 +284,17 @@ def _run(args: argparse.Namespace) -> int:
         status = _finish(stream, report, expected, recorded)
         guard.disarm()  # the reports are written: the status is the written report's
         shown = msgspec.structs.replace(report, cases=stream.kept())
-        complete = stream.total == expected and report.interrupted is None
-        if complete and status in (0, 1) and (baseline is not None or args.write_baseline):
-            status = baselines(args, shown, baseline, status)
+        comparison = None
+        if baseline is not None or args.write_baseline:
+            complete = stream.total == expected and report.interrupted is None
+            status, comparison = baselines(args, shown, baseline, status, complete=complete)
         _remember(cache, shown)
         if args.format == "json":
             ok = to_stdout(show_json(stream.json_pieces()))
+            if comparison is not None:  # stdout is the document: the comparison goes beside it
+                print(comparison.render(), file=sys.stderr)
+        elif comparison is not None:
+            ok = to_stdout(show_table(shown, paint, comparison.marks(), comparison.render()))
         else:
             ok = to_stdout(show_table(shown, paint))
         if publishing:
