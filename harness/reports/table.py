@@ -21,6 +21,7 @@ __all__ = ["FAIL", "PASS", "ROWS_HELD", "render_table", "table_lines", "table_ro
 PASS, FAIL, SKIP = "✓", "✗", "-"
 _INDENT = "      "
 _HEADERS = ("", "case", "source", "checks")
+Row = tuple[str, ...]
 
 
 def render_table(
@@ -48,11 +49,15 @@ def table_lines(
     cases = report.cases
     held = len(cases) <= ROWS_HELD
     headers = _HEADERS if marks is None else (*_HEADERS, "baseline")
-    extra = [()] * len(cases) if marks is None else [(mark,) for mark in marks]
+
+    def cells(index: int, case: CaseReport, failed: tuple[GradeResult, ...] | None) -> Row:
+        row = _row(case, failed)
+        return row if marks is None else (*row, marks[index])
+
     verdicts = [_verdict(case) for case in cases] if held else []  # grades walked once
-    rows = [_row(case, verdicts[i]) + extra[i] for i, case in enumerate(cases)] if held else []
+    rows = [cells(i, case, verdicts[i]) for i, case in enumerate(cases)] if held else []
     widths = [len(header) + 2 for header in headers]
-    every = rows if held else (_row(c, _verdict(c)) + extra[i] for i, c in enumerate(cases))
+    every = rows if held else (cells(i, case, _verdict(case)) for i, case in enumerate(cases))
     for row in every:
         for column, cell in enumerate(row):
             widths[column] = max(widths[column], len(cell))
@@ -62,7 +67,7 @@ def table_lines(
     mark_width = widths[0]
     for index, case in enumerate(cases):
         failed = verdicts[index] if held else _verdict(case)
-        row = rows[index] if held else _row(case, failed) + extra[index]
+        row = rows[index] if held else cells(index, case, failed)
         line = template.format(*row).rstrip()
         if paint is not None:
             style = "pass" if failed is None else "error" if case.error is not None else "fail"
