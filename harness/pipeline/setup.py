@@ -104,6 +104,9 @@ def setup_from(
         setup = msgspec.structs.replace(setup, graders=graders)
     registered = check_tools(setup.tools, source=source, key=key)
     declared = tool_names if tool_names is not None else config.tool_names
+    if setup.agent_command:
+        # The command's own tools are known only by these names: keep them for its surface.
+        setup = msgspec.structs.replace(setup, tool_names=tuple(declared or ()))
     registered = () if setup.agent_command else registered_names(setup, registered)
     return setup, tuple(dict.fromkeys((*registered, *(declared or ()))))
 
@@ -148,12 +151,20 @@ def tool_surface(setup: Setup) -> str:
     """`sha256:...` of the tools a case's agent is offered: names and parameter schemas.
 
     Two runs with the same surface offered the model the same tools; a baseline records it.
+    An `agent_command` agent brings its own tools, which the harness knows only by their
+    declared `tool_names`: its surface is those names, sorted, with no schemas.
     """
     import hashlib
     import json
 
+    if setup.agent_command:
+        # The registered tools (the built-in echo) are never offered to a command's model, so
+        # hashing them would give every command agent one surface whatever its tools.
+        declared = sorted(set(setup.tool_names))
+        text = json.dumps(declared, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
     tools = list(setup.tools())
-    if setup.agent_factory is reference_agent and not setup.agent_command:
+    if setup.agent_factory is reference_agent:
         from harness.replay.files import file_tools
         from harness.replay.workspace import Workspace
 
@@ -238,6 +249,9 @@ class Setup(msgspec.Struct, frozen=True, kw_only=True):
     """An agent in any language: the command run once per case (JSON lines on stdin/stdout)."""
     root: str | None = None
     """The project folder, where the agent command runs."""
+    tool_names: tuple[str, ...] = ()
+    """The tools an `agent_command` agent declares (`tool_names`, `--tool-names`); empty for
+    any other agent. They are all the harness knows of its tools, so they make its surface."""
     graders: tuple[Grader, ...] = ()
     """The project's own graders, run after the expectations."""
     capture: bool = True
