@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+
+from harness.errors import UsageError
 
 __all__ = [
     "AUTO_JOBS",
@@ -83,15 +86,27 @@ def check_outputs(args: argparse.Namespace) -> None:
     written after it: a finished run must not end in `File exists` with no report.
 
     Raises:
-        UsageError: A path is empty, or stands under a file or an unwritable folder.
+        UsageError: A path is empty, stands under a file or an unwritable folder, or names
+            the same file as another output (or as `--baseline`, which it would overwrite).
     """
     from harness.reports.artifact import check_output
 
+    if args.baseline == "":  # an unset variable in CI: never a run without its gate, unsaid
+        raise UsageError("--baseline: the path is empty")
+    files: dict[str, str] = {}
     for flag, path in (
         ("--json", args.json),
         ("--junit", args.junit),
         ("--write-baseline", args.write_baseline),
         ("--dump-records", args.dump_records),
     ):
-        if path is not None:
-            check_output(flag, path, folder=flag == "--dump-records")
+        if path is None:
+            continue
+        check_output(flag, path, folder=flag == "--dump-records")
+        real = os.path.realpath(path)
+        if real in files:  # one would overwrite the other
+            raise UsageError(f"{flag} {path}: the same file as {files[real]}")
+        files[real] = flag
+    clash = files.get(os.path.realpath(args.baseline)) if args.baseline else None
+    if clash is not None and clash != "--write-baseline":  # refreshing a baseline is fine
+        raise UsageError(f"{clash} {args.baseline}: the same file as --baseline")

@@ -41,6 +41,8 @@ def write_atomic(path: str, data: bytes | Iterable[bytes]) -> None:
     Raises:
         ArtifactError: The file could not be written.
     """
+    if os.path.islink(path):  # write where the link points: replacing the link loses it
+        path = os.path.realpath(path)
     folder = os.path.dirname(os.path.abspath(path))
     with _removed_on_stop():
         try:
@@ -164,7 +166,7 @@ def check_output(flag: str, path: str, *, folder: bool = False) -> None:
     if not path:
         raise UsageError(f"{flag}: the path is empty")
     full = os.path.abspath(path)
-    if os.path.isdir(full) and not folder:
+    if not folder and (os.path.isdir(full) or path.endswith(("/", os.sep))):
         raise UsageError(f"{flag} {path}: it is a folder")
     nearest = full if folder else os.path.dirname(full)
     while not os.path.lexists(nearest):

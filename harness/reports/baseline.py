@@ -106,6 +106,10 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
     """The names of the baseline's cases this run did not run (removed, renamed, unselected)."""
     surface_changed: bool = False
     mode_changed: bool = False
+    suite_changed: bool = False
+    """The baseline was written for a suite of another name."""
+    disjoint: bool = False
+    """The baseline has cases, and none of them is a case of this run: nothing is compared."""
 
     def of(self, flip: Flip) -> list[CaseFlip]:
         """The cases of one kind, in run order."""
@@ -146,6 +150,13 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
             lines.append(_line(label, self.not_run))
         if self.all_skipped:
             lines.append("baseline: every case was skipped: nothing was graded (gates)")
+        if self.suite_changed:
+            lines.append("baseline: it was written for another suite (not gated)")
+        if self.disjoint:
+            lines.append(
+                "baseline: no case of this run is in the baseline: nothing was compared (a "
+                "wrong or stale baseline? not gated)"
+            )
         if self.surface_changed:
             lines.append("baseline: the tool surface differs from the baseline's (not gated)")
         if self.mode_changed:
@@ -176,6 +187,12 @@ def unwritten(report: SuiteReport) -> str | None:
         return "the run stopped at its first failure (-x)"
     if report.errored:
         return f"the run had {report.errored} errored case(s), and errors are not verdicts"
+    # A baseline of part of the suite would leave the rest out, and a case missing from the
+    # baseline comes back `new`, which never gates: its regressions would pass unseen.
+    if report.selection is not None:
+        return f"the run selected its cases ({printable(report.selection)}), not the whole suite"
+    if report.shard is not None:
+        return f"the run was shard {report.shard} of the suite, not the whole suite"
     return None
 
 
@@ -246,6 +263,8 @@ def compare(baseline: Baseline, report: SuiteReport) -> Comparison:
     return Comparison(
         cases=flips,
         not_run=tuple(case.name or case.id for case in baseline.cases if case.id not in ran),
+        suite_changed=baseline.suite != report.suite,
+        disjoint=bool(before) and bool(ran) and ran.isdisjoint(before),
         surface_changed=baseline.tool_surface != report.tool_surface,
         mode_changed=baseline.mode != report.mode,
     )
@@ -282,7 +301,11 @@ def write_marked_junit(path: str, junit: bytes, flips: Iterable[CaseFlip]) -> No
         if case.flip == "regressed" and failure is not None:
             failure.set("message", f"REGRESSED since the baseline: {failure.get('message', '')}")
     ET.indent(root)
-    write_atomic(path, ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+    document = ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    # ElementTree writes a carriage return in text as it is, and XML readers turn CRLF into
+    # LF; the harness's JUnit keeps it as `&#13;`. ET escapes one in an attribute itself, and
+    # indents with LF alone, so a raw CR left in the document is text.
+    write_atomic(path, document.replace(b"\r", b"&#13;"))
 
 
 def _flip(old: BaselineCase | None, case: CaseReport) -> Flip:

@@ -138,3 +138,16 @@ def test_read_artifact_reads_a_regular_file_and_refuses_a_device(tmp_path: Path)
         read_artifact(str(tmp_path), ArtifactError)
     with pytest.raises(ArtifactError, match="over the 4-byte limit"):
         read_artifact(str(path), ArtifactError, 4)
+
+
+def test_a_write_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
+    """The file the link points at is replaced; the link itself stays a link."""
+    from harness.reports.artifact import write_atomic
+
+    target = tmp_path / "target.json"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    write_atomic(str(link), b"new")
+    assert link.is_symlink()
+    assert target.read_bytes() == b"new"

@@ -367,3 +367,84 @@ def test_an_interrupted_run_writes_no_baseline(tmp_path: Path) -> None:
         f"{path}: baseline not written: the run was interrupted by SIGINT"
     )
     assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        (["-k", "steady"], "the run selected its cases (-k 'steady'), not the whole suite"),
+        (["--shard", "1/2"], "the run was shard 1/2 of the suite, not the whole suite"),
+    ],
+)
+def test_a_run_of_part_of_the_suite_writes_no_baseline(
+    suite: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    why: str,
+) -> None:
+    """The cases left out would come back `new`, which never gates: their regressions would
+    pass. Nor is a full baseline replaced by such a part."""
+    full = _baseline_of(tmp_path, suite, {})
+    before = full.read_bytes()
+    capsys.readouterr()
+    argv = ["run", "--suite", str(suite), *extra, "--baseline", str(full)]
+    main([*argv, "--write-baseline", str(full)])
+    assert full.read_bytes() == before
+    assert f"baseline not written: {why}" in capsys.readouterr().err
+
+
+def test_a_baseline_of_another_suite_is_said_loudly(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A baseline that shares no case with the run compares nothing: the run says so."""
+    other = tmp_path / "other"
+    other.mkdir()
+    _write(other, "elsewhere", echo_trace(model_name="elsewhere"))
+    baseline = _baseline_of(tmp_path, other, {})
+    capsys.readouterr()
+    assert main(["run", "--suite", str(suite), "--baseline", str(baseline)]) == 0
+    out = capsys.readouterr().out
+    assert "baseline: it was written for another suite (not gated)" in out
+    assert "baseline: no case of this run is in the baseline: nothing was compared" in out
+
+
+@pytest.mark.parametrize(
+    ("flags", "err"),
+    [
+        (["--json", "{b}", "--write-baseline", "{b}"], "--write-baseline {b}: the same file as --json"),  # noqa: E501
+        (["--junit", "{b}", "--json", "{b}"], "--junit {b}: the same file as --json"),
+        (["--baseline", "{b}", "--json", "{b}"], "--json {b}: the same file as --baseline"),
+        (["--baseline", ""], "--baseline: the path is empty"),
+        (["--json", "{d}/"], "--json {d}/: it is a folder"),
+    ],
+)  # fmt: skip
+def test_outputs_that_would_overwrite_each_other_are_refused(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], err: str
+) -> None:
+    """Before the run: a report written over the baseline (or another report) loses it."""
+    baseline = _baseline_of(tmp_path, suite, {})
+    capsys.readouterr()
+    names = {"b": str(baseline), "d": str(tmp_path / "missing")}
+    argv = ["run", "--suite", str(suite), *(flag.format(**names) for flag in flags)]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"harness: {err.format(**names)}\n"
+    assert json.loads(baseline.read_text())["schema"] == "harness/baseline/v1"
+
+
+def test_a_marked_junit_keeps_carriage_returns_escaped(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader would turn a raw CRLF into LF: the marked file escapes CR as the run's does."""
+    baseline = _baseline_of(tmp_path, suite, {})
+    agent = NOISY_AGENT.replace("'noise from the agent'", "'one\\r\\ntwo'")
+    (tmp_path / "baseline_crlf_agent.py").write_text(agent)
+    monkeypatch.chdir(tmp_path)
+    junit = tmp_path / "j.xml"
+    argv = ["run", "--suite", str(suite), "--baseline", str(baseline), "--junit", str(junit)]
+    assert main([*argv, "--agent", "baseline_crlf_agent:factory"]) == 1
+    data = junit.read_bytes()
+    assert b"\r" not in data
+    assert b"one&#13;\ntwo" in data
+    cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
+    assert "one\r\ntwo" in cases["to-break"].findtext("system-err", "")
