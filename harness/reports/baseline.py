@@ -84,7 +84,7 @@ class Baseline(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 
 class _Head(msgspec.Struct, frozen=True):
-    """What is read first of a baseline: its schema, before the rest of its form is judged."""
+    """A baseline's schema alone: what names a file of another version that the form refused."""
 
     schema: str
 
@@ -229,16 +229,18 @@ def read_baseline(path: str) -> Baseline:
             id twice.
     """
     data = read_artifact(path, _refused, MAX_ARTIFACT_BYTES)
-    try:  # the schema first: a file of another version is named as such, not as malformed
-        schema = msgspec.json.decode(data, type=_Head).schema
-    except msgspec.MsgspecError as exc:
-        raise UsageError(f"{path}: not a harness baseline: {exc}") from None
-    if schema != SCHEMA:
-        raise UsageError(f'{path}: baseline schema is "{printable(schema)}", expected "{SCHEMA}"')
     try:
         baseline = msgspec.json.decode(data, type=Baseline)
+        schema = baseline.schema
     except msgspec.MsgspecError as exc:
-        raise UsageError(f"{path}: not a harness baseline: {exc}") from None
+        try:  # a file of another version is named as such, not as malformed
+            schema = msgspec.json.decode(data, type=_Head).schema
+        except msgspec.MsgspecError:
+            schema = SCHEMA
+        if schema == SCHEMA:
+            raise UsageError(f"{path}: not a harness baseline: {exc}") from None
+    if schema != SCHEMA:
+        raise UsageError(f'{path}: baseline schema is "{printable(schema)}", expected "{SCHEMA}"')
     seen: set[str] = set()
     for index, case in enumerate(baseline.cases):
         if case.id in seen:  # which verdict would count? Neither: the file is refused
