@@ -45,37 +45,24 @@ def baselines(
             with open(args.junit, "rb") as file:
                 junit = file.read()
             write_marked_junit(args.junit, junit, comparison.cases)
-    if args.write_baseline:
-        refused = _not_written(args, report, comparison, complete=complete)
-        if refused is None:
-            from harness.reports.baseline import write_baseline
+    path = args.write_baseline
+    if path:
+        from harness.reports.baseline import unwritten, write_baseline
 
-            refused = write_baseline(report, args.write_baseline)
+        # A baseline that gates this run is kept, or the next run would pass on the
+        # regression it found; a run that could write none says why it could not.
+        gating = comparison is not None and comparison.exit_code() > 0
+        if (
+            gating
+            and _same_file(args.baseline, path)
+            and unwritten(report, complete=complete) is None
+        ):
+            refused: str | None = f"{path}: baseline not written over: the comparison with it gates"
+        else:
+            refused = write_baseline(report, path, complete=complete)
         if refused is not None:
             complain(refused)
     return status, comparison
-
-
-def _not_written(
-    args: argparse.Namespace,
-    report: SuiteReport,
-    comparison: Comparison | None,
-    *,
-    complete: bool,
-) -> str | None:
-    """Why no baseline is written, or None: every verdict is needed, and a baseline that
-    gates this run is kept, or the next run would pass on the regression it found."""
-    from harness.reports.baseline import unwritten
-
-    path = args.write_baseline
-    why = unwritten(report)
-    if why is None and not complete:
-        why = "the run did not finish every case"
-    if why is not None:
-        return f"{path}: baseline not written: {why}"
-    if comparison is not None and comparison.exit_code() and _same_file(args.baseline, path):
-        return f"{path}: baseline not written over: the comparison with it gates"
-    return None
 
 
 def _same_file(first: str, second: str) -> bool:

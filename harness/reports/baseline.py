@@ -179,8 +179,11 @@ def _verdict(case: CaseReport) -> Verdict:
     return "pass" if case.passed else "fail"
 
 
-def unwritten(report: SuiteReport) -> str | None:
-    """Why no baseline may be made of `report`, or None: it must hold every case's verdict."""
+def unwritten(report: SuiteReport, *, complete: bool = True) -> str | None:
+    """Why no baseline may be made of `report`, or None: it must hold every case's verdict.
+
+    `complete` says whether the run finished every case it had.
+    """
     if report.interrupted is not None:
         return f"the run was interrupted by {report.interrupted}"
     if report.stopped_early:
@@ -193,16 +196,18 @@ def unwritten(report: SuiteReport) -> str | None:
         return f"the run selected its cases ({printable(report.selection)}), not the whole suite"
     if report.shard is not None:
         return f"the run was shard {report.shard} of the suite, not the whole suite"
+    if not complete:
+        return "the run did not finish every case"
     return None
 
 
-def write_baseline(report: SuiteReport, path: str) -> str | None:
+def write_baseline(report: SuiteReport, path: str, *, complete: bool = True) -> str | None:
     """Write the per-case verdicts of `report` to `path`; or why not (`unwritten`).
 
     Raises:
         ArtifactError: The file cannot be written.
     """
-    why = unwritten(report)
+    why = unwritten(report, complete=complete)
     if why is not None:
         return f"{path}: baseline not written: {why}"
     baseline = Baseline(
