@@ -6,6 +6,7 @@
   var cases = data.cases;
   var list = document.getElementById("cases");
   var more = document.getElementById("more");
+  var earlier = document.getElementById("earlier");
   var search = document.getElementById("search");
   var shown = document.getElementById("shown");
   var boxes = Array.prototype.slice.call(document.querySelectorAll("input[name=status]"));
@@ -14,6 +15,7 @@
   var byName = new Map();
   var texts = new Array(cases.length);
   var matching = [];
+  var first = 0;
   var drawn = 0;
   var timer = 0;
   cases.forEach(function (c, i) { if (!byName.has(c.n)) { byName.set(c.n, i); } });
@@ -54,8 +56,14 @@
     for (var i = 0; i < cases.length; i++) {
       if (allowed[cases[i].st] && (!query || haystack(i).indexOf(query) >= 0)) { matching.push(i); }
     }
+    drawFrom(0);
+  }
+
+  // The list shows one window of the matching cases, [first, drawn), grown a chunk at a time
+  // at either end: a link to a case far down draws the cases around it, not all before it.
+  function drawFrom(start) {
     list.textContent = "";
-    drawn = 0;
+    first = drawn = start;
     drawMore();
   }
 
@@ -64,8 +72,23 @@
     var fragment = document.createDocumentFragment();
     for (; drawn < end; drawn++) { fragment.appendChild(row(matching[drawn])); }
     list.appendChild(fragment);
+    counted();
+  }
+
+  function drawEarlier() {
+    var start = Math.max(0, first - CHUNK);
+    var fragment = document.createDocumentFragment();
+    for (var i = start; i < first; i++) { fragment.appendChild(row(matching[i])); }
+    list.insertBefore(fragment, list.firstChild);
+    first = start;
+    counted();
+  }
+
+  function counted() {
     more.hidden = drawn >= matching.length;
-    shown.textContent = "Showing " + drawn + " of " + matching.length + " matching case" +
+    earlier.hidden = first === 0;
+    var range = first === 0 ? String(drawn) : (first + 1) + "\u2013" + drawn;
+    shown.textContent = "Showing " + range + " of " + matching.length + " matching case" +
       (matching.length === 1 ? "" : "s") + " (" + cases.length + " listed).";
   }
 
@@ -205,7 +228,7 @@
       apply();
       position = matching.indexOf(index);
     }
-    while (drawn <= position) { drawMore(); }
+    if (position < first || position >= drawn) { drawFrom(position - (position % CHUNK)); }
     var details = document.getElementById(target);
     details.open = true;
     details.scrollIntoView();
@@ -218,6 +241,7 @@
     timer = setTimeout(apply, 150);
   });
   more.addEventListener("click", drawMore);
+  earlier.addEventListener("click", drawEarlier);
   if ("IntersectionObserver" in window) {
     new IntersectionObserver(function (seen) {
       if (seen[0].isIntersecting && !more.hidden) { drawMore(); }
@@ -225,5 +249,6 @@
   }
   window.addEventListener("hashchange", follow);
   apply();
-  follow();
+  // Followed once the page has loaded: focus given earlier is taken back by the load.
+  window.addEventListener("load", follow);
 }());
