@@ -23,6 +23,7 @@ __all__ = [
     "render_trend_table",
 ]
 
+
 def render_trend_html(trend: Trend, reports: Mapping[str, str] | None = None) -> str:
     """A page that needs nothing but itself: the HTML report's style, inline SVG (when
     available), and no script at all.

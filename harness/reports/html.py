@@ -58,7 +58,7 @@ _WHY_LIMIT = 300
 """Characters of a case's first failure shown on its line of the list."""
 
 _ORDER = {"failed": 0, "errored": 1, "skipped": 2, "passed": 3}
-_MARKS = {"passed": "✓", "failed": "✗", "errored": "!", "skipped": "–"}
+_MARKS = {"passed": "✓", "failed": "✗", "errored": "!", "skipped": "\u2013"}
 
 
 @functools.cache
@@ -71,7 +71,7 @@ def policy(*, script: str | None, style: str | None) -> str:
     """The Content-Security-Policy of a page whose only script and style are these texts
     (None: no script; for `style`, inline style allowed, for an embedded chart's)."""
     scripts = f"script-src {_source_hash(script)}" if script is not None else "script-src 'none'"
-    styles = f"style-src {_source_hash(style)}" if style is not None else "style-src 'unsafe-inline'"
+    styles = "style-src 'unsafe-inline'" if style is None else f"style-src {_source_hash(style)}"
     return f"default-src 'none'; {scripts}; {styles}; base-uri 'none'; form-action 'none'"
 
 
@@ -114,9 +114,7 @@ def render_html(
     )
 
 
-def write_html(
-    path: str, report_json: bytes, *, comparison: Comparison | None = None
-) -> None:
+def write_html(path: str, report_json: bytes, *, comparison: Comparison | None = None) -> None:
     """Write to `path` the page of the JSON report `report_json` (its bytes as written).
 
     Raises:

@@ -73,7 +73,8 @@ def test_report_names_a_file_that_is_not_a_report(
     bad.write_text("[1]")
     assert main(["report", "--html", str(tmp_path / "p.html"), str(bad)]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert str(bad) in line and "not a harness JSON report" in line
+    assert str(bad) in line
+    assert "not a harness JSON report" in line
     assert not (tmp_path / "p.html").exists()
 
 
@@ -86,7 +87,8 @@ def test_merge_and_report_of_shards_draw_the_whole_run(suite: Path, tmp_path: Pa
     assert main(["merge", *parts, "--html", str(merged)]) == 1
     assert main(["report", "--html", str(drawn), *parts]) == 0
     for page in (merged, drawn):
-        assert '"n":"broken"' in page.read_text() and '"n":"steady"' in page.read_text()
+        assert '"n":"broken"' in page.read_text()
+        assert '"n":"steady"' in page.read_text()
 
 
 def test_report_marks_the_flips_against_a_baseline(suite: Path, tmp_path: Path) -> None:
@@ -101,7 +103,8 @@ def test_report_marks_the_flips_against_a_baseline(suite: Path, tmp_path: Path) 
     assert main(["report", "--html", str(page), "--baseline", str(baseline), str(report)]) == 0
     text = page.read_text()
     assert "Against the baseline" in text
-    assert '"n":"broken","st":"failed"' in text and '"b":"changed"' in text
+    assert '"n":"broken","st":"failed"' in text
+    assert '"b":"changed"' in text
 
 
 def test_trend_links_each_run_to_its_page_beside_it(suite: Path, tmp_path: Path) -> None:

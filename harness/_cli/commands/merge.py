@@ -20,7 +20,9 @@ def register(commands: Any) -> None:
         "--json", metavar="PATH", help="write the merged JSON report (default: none)"
     )
     merge.add_argument("--junit", metavar="PATH", help="write the merged JUnit XML (default: none)")
-    merge.add_argument("--html", metavar="PATH", help="write the merged HTML report (default: none)")
+    merge.add_argument(
+        "--html", metavar="PATH", help="write the merged HTML report (default: none)"
+    )
     merge.add_argument(
         "--junit-flavor",
         choices=("full", "strict"),
