@@ -26,6 +26,7 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from harness.reports.location import relative_path
 from harness.reports.story import case_story, status
 from harness.text import one_line
 
@@ -141,15 +142,7 @@ def _cases(
     """Each listed case's line and, for the first ones, its details; and what was left out."""
     cases, budget, full = [], DETAIL_BUDGET, 0
     for case in ordered[:LISTED_CASES]:
-        word = status(case)
-        item: dict[str, Any] = {"n": case.name, "st": word, "d": case.duration_s}
-        item["src"] = case.source
-        why = _why(case)
-        if why:
-            item["f"] = why
-        flip = flips.get(case.name)
-        if flip is not None:
-            item["b"] = flip
+        item = _line(case, flips.get(case.name))
         if full < FULL_CASES and budget > 0:
             item["x"] = case_story(case, TEXT_LIMIT)
             budget -= len(embedded_json(item["x"]))
@@ -157,9 +150,10 @@ def _cases(
         cases.append(item)
     notes = []
     if len(ordered) > LISTED_CASES:
-        left = len(ordered) - LISTED_CASES
-        notes.append(f"{left} more passing or skipped cases are not listed (the page lists ")
-        notes[-1] += f"{LISTED_CASES}, failing and errored first): the JSON report holds them."
+        notes.append(
+            f"{len(ordered) - LISTED_CASES} more cases are not listed (the page lists "
+            f"{LISTED_CASES}, failing and errored first): the JSON report holds them."
+        )
     if full < len(cases):
         notes.append(
             f"Details are shown for the first {full} of the {len(cases)} cases listed "
@@ -167,6 +161,18 @@ def _cases(
             "The JSON report holds everything."
         )
     return cases, notes
+
+
+def _line(case: CaseDocument, flip: str | None) -> dict[str, Any]:
+    """What the list shows of a case before it is opened."""
+    item: dict[str, Any] = {"n": case.name, "st": status(case), "d": case.duration_s}
+    item["src"] = relative_path(case.source)
+    why = _why(case)
+    if why:
+        item["f"] = why
+    if flip is not None:
+        item["b"] = flip
+    return item
 
 
 def _why(case: CaseDocument) -> str:
