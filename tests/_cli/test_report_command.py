@@ -117,3 +117,18 @@ def test_trend_links_each_run_to_its_page_beside_it(suite: Path, tmp_path: Path)
     trend = (pages / "trend.html").read_text()
     assert '<a href="2.html">report #2</a>' in trend
     assert trend.count("not kept") == 1
+
+
+def test_run_with_a_baseline_marks_its_flips_on_the_page(suite: Path, tmp_path: Path) -> None:
+    """`run --baseline --html`: the page's header holds the comparison the run printed."""
+    baseline, page = tmp_path / "b.json", tmp_path / "p.html"
+    (suite / "b.json").write_text(json.dumps(echo_trace(model_name="broken")))
+    main(["run", "--suite", str(suite), "--write-baseline", str(baseline)])
+    (suite / "c.json").write_text(json.dumps(echo_trace(model_name="newcomer")))
+    assert (
+        main(["run", "--suite", str(suite), "--baseline", str(baseline), "--html", str(page)]) == 0
+    )
+    text = page.read_text()
+    assert "baseline: 1 new (not in the baseline): newcomer" in text
+    assert '"n":"newcomer","st":"passed","d"' in text
+    assert '"b":"new"' in text

@@ -16,7 +16,7 @@ def register(commands: Any) -> None:
     report = commands.add_parser(
         "report",
         help="draw the HTML page of JSON reports already written",
-        description="Draw one self-contained HTML page from a JSON report, or from the shard "
+        description="Draw one self-contained HTML page from a JSON report, or from the shard\n"
         "reports of one run (merged as `harness merge` merges them).",
     )
     report.add_argument(
