@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Mapping
 from html import escape
 from importlib import resources
@@ -264,11 +265,23 @@ def pages_beside(page: str) -> dict[str, str]:
     for name in names:
         if not name.endswith(".html") or name == os.path.basename(page):
             continue
-        try:
-            with open(os.path.join(folder, name), "rb") as file:
-                match = _RUN_META.search(file.read(_HEAD_BYTES))
-        except OSError:
-            continue
+        match = _RUN_META.search(_head(os.path.join(folder, name)))
         if match is not None:
             found.setdefault(match[1].decode("ascii"), name)
     return found
+
+
+def _head(path: str) -> bytes:
+    """The first bytes of `path` if it is a regular file (a FIFO is never waited on)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return b""
+        return os.read(descriptor, _HEAD_BYTES)
+    except OSError:
+        return b""
+    finally:
+        os.close(descriptor)

@@ -186,3 +186,12 @@ def test_the_page_parts_ship_with_the_package() -> None:
     assert "$data" in html.page_part("report.html")
     assert "textContent" in html.page_part("report.js")
     assert "--fail" in html.page_part("style.css")
+
+
+def test_pages_beside_never_waits_on_a_fifo(tmp_path: Path) -> None:
+    """A FIFO named like a page is passed over, not opened for reading until a writer comes."""
+    import os
+
+    os.mkfifo(tmp_path / "stuck.html")
+    (tmp_path / "one.html").write_text(html.render_html(document(case()), run_id="cd" * 32))
+    assert html.pages_beside(str(tmp_path / "trend.html")) == {"cd" * 32: "one.html"}
