@@ -128,7 +128,8 @@ def write_html(path: str, report_json: bytes, *, comparison: Comparison | None =
 
     document = decode_document(report_json, path, ArtifactError)
     run_id = hashlib.sha256(report_json).hexdigest()
-    write_atomic(path, render_html(document, run_id=run_id, comparison=comparison).encode())
+    page = render_html(document, run_id=run_id, comparison=comparison)
+    write_atomic(path, page.encode())
 
 
 _LEFT_OUT = (

@@ -21,7 +21,10 @@ from harness.reports.model import CaseReport
 from harness.reports.redact import redact
 from harness.text import cut_middle, truncate
 
-__all__ = ["case_story", "status"]
+__all__ = ["ITEMS_LIMIT", "case_story", "status"]
+
+ITEMS_LIMIT = 200
+"""Timeline entries, checks and requests of one case the page holds, each."""
 
 _NEWLINE = b"\n"
 
@@ -44,8 +47,12 @@ def case_story(case: CaseDocument, limit: int) -> dict[str, Any]:
         "llm": case.llm_calls,
         "score": case.score,
         "tl": _timeline(case, _trace(case.source, fixture), limit),
-        "ch": _checks(case, fixture, limit),
     }
+    checks = _checks(case, fixture, limit)
+    # Failed checks first when some must be left out: they are why the case is open.
+    story["ch"] = checks if len(checks) <= ITEMS_LIMIT else _failed_first(checks)
+    if len(checks) > ITEMS_LIMIT:
+        story["chm"] = len(checks) - ITEMS_LIMIT
     optional = {
         "skip": case.skipped,
         "err": case.error,
@@ -57,7 +64,9 @@ def case_story(case: CaseDocument, limit: int) -> dict[str, Any]:
         if text:
             story[key] = cut_middle(text, limit)
     if case.requests:
-        story["rq"] = [_json(request, limit) for request in case.requests]
+        story["rq"] = [_json(request, limit) for request in case.requests[:ITEMS_LIMIT]]
+        if len(case.requests) > ITEMS_LIMIT:
+            story["rqm"] = len(case.requests) - ITEMS_LIMIT
     return story
 
 
@@ -98,6 +107,10 @@ def _timeline(case: CaseDocument, trace: LlmTrace | None, limit: int) -> list[di
                 items += calls[: len(asked)]
                 del calls[: len(asked)]
     items += calls  # calls no scripted reply asked for (a wire agent's own), in order
+    if len(items) > ITEMS_LIMIT:
+        left = len(items) - ITEMS_LIMIT
+        items = items[:ITEMS_LIMIT]
+        items.append({"k": "note", "t": f"{left} more entries left out: see the JSON report"})
     if case.skipped is None:
         items.append({"k": "final", "t": cut_middle(case.final_response, limit)})
     return items
@@ -126,6 +139,10 @@ def _checks(case: CaseDocument, fixture: bytes | None, limit: int) -> list[dict[
             check["at"] = f"{where}:{fixture.count(_NEWLINE, 0, offset) + 1}"
         checks.append(check)
     return checks
+
+
+def _failed_first(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(checks, key=lambda check: bool(check["ok"]))[:ITEMS_LIMIT]
 
 
 def _text(text: str, limit: int) -> str:

@@ -195,3 +195,29 @@ def test_pages_beside_never_waits_on_a_fifo(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "stuck.html")
     (tmp_path / "one.html").write_text(html.render_html(document(case()), run_id="cd" * 32))
     assert html.pages_beside(str(tmp_path / "trend.html")) == {"cd" * 32: "one.html"}
+
+
+def test_a_case_with_many_calls_keeps_a_bounded_timeline() -> None:
+    """Past the limit of entries, the timeline stops and says how many it left out."""
+    from harness.reports.story import ITEMS_LIMIT
+
+    calls = tuple(("echo", "{}", "r", True) for _ in range(ITEMS_LIMIT * 2))
+    (shown,) = data_of(html.render_html(document(case(record=record("done", calls)))))["cases"]
+    timeline = shown["x"]["tl"]  # a note (no fixture file), the calls, the final response
+    assert len(timeline) == ITEMS_LIMIT + 2
+    assert timeline[-2]["t"].startswith(f"{ITEMS_LIMIT + 1} more entries left out")
+    assert timeline[-1] == {"k": "final", "t": "done"}
+
+
+def test_past_the_limit_failed_checks_are_kept_first() -> None:
+    """With more checks than the page holds, every failed one is among those kept."""
+    from harness.reports.story import ITEMS_LIMIT
+
+    grades = [GradeResult(check=f"g{n}", passed=n % 50 != 49, detail="d") for n in range(500)]
+    (shown,) = data_of(html.render_html(document(case(grades=tuple(grades)))))["cases"]
+    kept = shown["x"]["ch"]
+    assert len(kept) == ITEMS_LIMIT
+    assert shown["x"]["chm"] == 500 - ITEMS_LIMIT
+    assert [check["c"] for check in kept if not check["ok"]] == [
+        f"g{n}" for n in range(49, 500, 50)
+    ]

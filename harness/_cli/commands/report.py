@@ -60,5 +60,6 @@ def report_command(args: argparse.Namespace) -> int:
 
         comparison = compare(read_baseline(args.baseline), from_document(document))
     run_id = hashlib.sha256(report_json).hexdigest()
-    write_atomic(args.html, render_html(document, run_id=run_id, comparison=comparison).encode())
+    page = render_html(document, run_id=run_id, comparison=comparison)
+    write_atomic(args.html, page.encode())
     return 0

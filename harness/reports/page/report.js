@@ -160,12 +160,15 @@
     }
     timeline(root, x.tl);
     checks(root, x.ch);
+    if (x.chm) { root.appendChild(el("p", "note", x.chm + " more checks left out: see the JSON report")); }
     if (x.rq && x.rq.length) {
-      collapsed(root, "Requests sent over the wire (" + x.rq.length + ")", function (box) {
+      var sent = x.rq.length + (x.rqm || 0);
+      collapsed(root, "Requests sent over the wire (" + sent + ")", function (box) {
         x.rq.forEach(function (text, n) {
           box.appendChild(el("h3", "", "Request " + (n + 1)));
           block(box, text);
         });
+        if (x.rqm) { box.appendChild(el("p", "note", x.rqm + " more requests left out: see the JSON report")); }
       });
     }
     [["out", "Captured stdout"], ["errout", "Captured stderr"], ["tb", "Traceback"]].forEach(
