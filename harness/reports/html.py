@@ -208,7 +208,7 @@ def _header(document: ReportDocument, title: str, comparison: Comparison | None)
         f'<span class="word">{count} {name}</span></li>'
         for name, count in counts.items()
     )
-    total = f"{document.total} run"
+    total = f"{document.total} cases run"
     if document.suite_total is not None and document.suite_total != document.total:
         total += f" of {document.suite_total} in the suite"
     facts = {
