@@ -83,6 +83,8 @@ def _run(
         f"{ARTIFACTS}/{suite}.json",
         "--junit",
         f"{ARTIFACTS}/{suite}.junit.xml",
+        "--html",
+        f"{ARTIFACTS}/{suite}.html",
         *session.posargs,
         success_codes=success_codes,
     )

@@ -97,6 +97,7 @@ def check_outputs(args: argparse.Namespace) -> None:
     for flag, path in (
         ("--json", args.json),
         ("--junit", args.junit),
+        ("--html", args.html),
         ("--write-baseline", args.write_baseline),
         ("--dump-records", args.dump_records),
     ):

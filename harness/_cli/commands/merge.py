@@ -21,6 +21,9 @@ def register(commands: Any) -> None:
     )
     merge.add_argument("--junit", metavar="PATH", help="write the merged JUnit XML (default: none)")
     merge.add_argument(
+        "--html", metavar="PATH", help="write the merged HTML report (default: none)"
+    )
+    merge.add_argument(
         "--junit-flavor",
         choices=("full", "strict"),
         default="full",
@@ -53,6 +56,10 @@ def merge_command(args: argparse.Namespace) -> int:
     write_artifacts(
         outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
     )
+    if args.html:
+        from harness.reports.html import write_html
+
+        write_html(args.html, outputs.json())
     publish(report, args.format, [path for path in (args.json, args.junit) if path])
     if report.interrupted is not None:
         return exit_status(report.interrupted)
