@@ -1,5 +1,5 @@
 """Sessions: regression (default), capability, live, shard, merge, bench, bench-peers, tests,
-node_clients, lint.
+node_clients, docs, lint.
 
 Every session runs with the interpreter nox was started with.
 """
@@ -192,6 +192,17 @@ def node_clients(session: nox.Session) -> None:
     session.run("npm", "install", "--no-audit", "--no-fund", "--prefix", agents, external=True)
     env = {"HARNESS_NODE_MODULES": os.path.join(os.path.abspath(modules), "node_modules")}
     session.run("pytest", "-m", "node", *session.posargs, env=env)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the docs site from docs/ with MkDocs in strict mode: a broken link or page fails.
+
+    The site goes to a temp folder; `-- --site-dir PATH` keeps it.
+    """
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
+    site = os.path.join(os.path.abspath(session.create_tmp()), "site")
+    session.run("mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", site, *session.posargs)
 
 
 @nox.session

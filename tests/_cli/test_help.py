@@ -90,7 +90,7 @@ def test_every_help_states_the_exit_statuses_and_the_reference(
     out = capsys.readouterr().out
     for status in ("0", "1", "2", "130", "143"):
         assert re.search(rf"^  {status} ", out, re.MULTILINE), (argv, status)
-    assert "the CLI section of README.md" in out
+    assert "docs/cli.md, the command line" in out
 
 
 def test_run_help_lists_the_new_flags_with_their_defaults(
