@@ -202,7 +202,9 @@ def docs(session: nox.Session) -> None:
     """
     session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
     site = os.path.join(os.path.abspath(session.create_tmp()), "site")
-    session.run("mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", site, *session.posargs)
+    session.run(
+        "mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", site, *session.posargs
+    )
 
 
 @nox.session

@@ -157,7 +157,9 @@ def test_a_broken_example_is_caught(tmp_path: Path) -> None:
     """The negative control: a fixture whose expectation the run misses exits 1, not 0."""
     page = (REPO / "README.md").read_text(encoding="utf-8")
     (fixture, command) = blocks_of(page)["fixture"]
-    broken = Block(line=fixture.line, body=fixture.body.replace('"hello"]', '"goodbye"]'), file=fixture.file)
+    broken = Block(
+        line=fixture.line, body=fixture.body.replace('"hello"]', '"goodbye"]'), file=fixture.file
+    )
     assert broken.body != fixture.body
     problems = run(Example("README.md", "fixture", (broken, command)), tmp_path / "project")
     assert len(problems) == 1

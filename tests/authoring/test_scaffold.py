@@ -21,6 +21,7 @@ from harness.config import load_config
 from harness.fixtures.format import LlmTrace
 from harness.fixtures.schema import schema_text
 from harness.version import __version__
+from tests.test_ci_templates import called_sessions
 
 REPO = Path(__file__).resolve().parents[2]
 PIN = f"replay-harness=={__version__}"
@@ -322,7 +323,9 @@ def test_the_generated_noxfile_needs_only_nox_and_lists_every_session(project: P
     assert imported - {"nox"} <= sys.stdlib_module_names
     assert f'HARNESS = "{PIN}"' in noxfile
     listed = nox_list(project)
-    for session in ("regression", "capability", "live", "harness-check"):
+    workflow = called_sessions(project / ".github" / "workflows" / "harness.yml")
+    assert workflow == {"regression", "capability", "live", "harness-check"}
+    for session in workflow:
         assert f" {session} -> " in listed
     assert "* regression -> " in listed  # the default session: the gate
     assert "- live -> " in listed

@@ -13,7 +13,7 @@ import yaml
 
 from harness._cli.main import main
 from harness.version import __version__
-from tests.test_ci_templates import called_sessions, commands, load
+from tests.test_ci_templates import called_sessions, commands, load, schema
 
 PIN = f"replay-harness=={__version__}"
 SESSIONS = {"regression", "capability", "live", "harness-check"}
@@ -114,6 +114,31 @@ def test_the_gitlab_pipeline_runs_exactly_the_sessions_and_is_included(
     root = yaml.safe_load((tmp_path / ".gitlab-ci.yml").read_text())
     assert root == {"include": [{"local": "harness.gitlab-ci.yml"}]}
     assert "created    .gitlab-ci.yml" in capsys.readouterr().out
+
+
+def test_the_generated_pipelines_pass_the_ci_schemas(tmp_path: Path) -> None:
+    """GitHub's workflow schema and GitLab's CI schema, unmodified, accept what init writes."""
+    github, gitlab = tmp_path / "github", tmp_path / "gitlab"
+    github.mkdir()
+    gitlab.mkdir()
+    assert main(["init", str(github), "--harness", PIN]) == 0
+    assert main(["init", str(gitlab), "--ci", "gitlab", "--harness", PIN]) == 0
+    workflow = load(github / ".github" / "workflows" / "harness.yml")
+    workflow["on"] = workflow.pop(True)  # YAML 1.1 reads the key `on` as true
+    assert list(schema("github-workflow.schema.json").iter_errors(workflow)) == []
+    pipeline = load(gitlab / "harness.gitlab-ci.yml")
+    assert list(schema("gitlab-ci.schema.json").iter_errors(pipeline)) == []
+
+
+def test_the_docs_name_the_jobs_the_gitlab_pipeline_has(tmp_path: Path) -> None:
+    """docs/ci.md names each job of the generated pipeline, and no other `harness-` job."""
+    assert main(["init", str(tmp_path), "--ci", "gitlab", "--harness", PIN]) == 0
+    jobs = {name for name in load(tmp_path / "harness.gitlab-ci.yml") if not name.startswith(".")}
+    page = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`(harness-(?:regression|capability|live|\w+))`", page))
+    assert jobs == {"harness-regression", "harness-capability", "harness-live"}
+    assert jobs <= named
+    assert named - jobs <= {"harness-check"}  # the nox session, not a job
 
 
 def test_an_existing_gitlab_ci_file_is_kept_and_the_include_is_printed(
