@@ -38,9 +38,13 @@ class Installs:
 
     def __init__(self) -> None:
         self.installed: list[tuple[str, ...]] = []
+        self.logged = ""
 
     def install(self, *args: str) -> None:
         self.installed.append(args)
+
+    def log(self, message: str) -> None:
+        self.logged = message
 
 
 ACTION = re.compile(r"[\w-]+/[\w-]+(/[\w-]+)*@[0-9a-f]{40}")
@@ -228,6 +232,7 @@ def test_the_project_is_installed_only_when_it_can_be(
     session = Installs()
     noxfile._harness_install(session)
     assert session.installed == [(".", PIN) if installable else (PIN,)]
+    assert session.logged.startswith(f"the harness: {PIN} (HARNESS in noxfile.py")
 
 
 def test_no_harness_module_imports_nox() -> None:
