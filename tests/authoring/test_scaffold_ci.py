@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import warnings
 from pathlib import Path
 from types import ModuleType
 
+import nox.registry
 import pytest
 import yaml
 
@@ -27,9 +27,14 @@ def generated_noxfile(folder: Path, requirement: str = PIN) -> ModuleType:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():  # each test's noxfile registers the same session names
-        warnings.filterwarnings("ignore", "The session .* has already been registered")
+    # Importing it registers its sessions with nox; the registry is put back as it was, so
+    # no other noxfile loaded in this process (the repository's own) sees them.
+    registered = nox.registry.get()
+    try:
         spec.loader.exec_module(module)
+    finally:
+        nox.registry._REGISTRY.clear()
+        nox.registry._REGISTRY.update(registered)
     return module
 
 
