@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness.authoring.provenance import Pin, installed_pin
+from harness.authoring.pin import Pin, installed_pin
 from harness.errors import ConfigError, UsageError
 from harness.reports.artifact import write_atomic
 
@@ -93,7 +93,7 @@ def init_project(
     """Write the gated-project files into `root`; see the module docstring.
 
     `harness` is the requirement the written files install; without it, the one this running
-    harness was installed from (see `harness.authoring.provenance`).
+    harness was installed from (see `harness.authoring.pin`).
 
     Raises:
         UsageError: `root` is not a folder, or an option is malformed.

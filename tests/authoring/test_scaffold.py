@@ -15,7 +15,7 @@ import pytest
 
 from harness._cli.commands.run import LIVE_MODE_MESSAGE
 from harness._cli.main import main
-from harness.authoring.provenance import installed_pin
+from harness.authoring.pin import installed_pin
 from harness.authoring.scaffold import noxfile_block
 from harness.config import load_config
 from harness.fixtures.format import LlmTrace

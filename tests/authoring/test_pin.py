@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.authoring.provenance import installed_pin, pin_from_direct_url
+from harness.authoring.pin import installed_pin, pin_from_direct_url
 from harness.version import __version__
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
