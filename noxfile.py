@@ -1,5 +1,5 @@
 """Sessions: regression (default), capability, live, shard, merge, bench, bench-peers, tests,
-node_clients, browser, lint.
+node_clients, browser, docs, lint.
 
 Every session runs with the interpreter nox was started with.
 """
@@ -221,6 +221,19 @@ def browser(session: nox.Session) -> None:
     session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "browser"))
     env = {"HARNESS_CHROMIUM": CHROMIUM, "HARNESS_SCREENSHOTS": f"{ARTIFACTS}/browser"}
     session.run("pytest", "-m", "browser", *session.posargs, env=env)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the docs site from docs/ with MkDocs in strict mode: a broken link or page fails.
+
+    The site goes to a temp folder; `-- --site-dir PATH` keeps it.
+    """
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
+    site = os.path.join(os.path.abspath(session.create_tmp()), "site")
+    session.run(
+        "mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", site, *session.posargs
+    )
 
 
 @nox.session

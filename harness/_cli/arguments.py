@@ -19,7 +19,7 @@ __all__ = [
     "seconds",
 ]
 
-README_SECTION = "the CLI section of README.md"
+README_SECTION = "docs/cli.md, the command line"
 """Where the full command-line reference lives."""
 
 EXIT_STATUSES = f"""\
