@@ -9,7 +9,7 @@ from harness.fixtures.format import Case
 from harness.recording import RunRecord
 from harness.text import quote
 
-__all__ = ["mutant_hints", "negative_hint"]
+__all__ = ["mutant_hints", "negative_hint", "uncaught"]
 
 _NOT_FIELDS = ("response_not_contains", "tools_not_used")
 
@@ -90,3 +90,26 @@ def negative_hint(case: Case) -> str | None:
         "nothing: add what it must do instead (response_contains, tools_used or "
         "exact_tool_calls)"
     )
+
+
+def uncaught(label: str) -> str:
+    """Why no expectation the run supports can kill the surviving mutant `label`, for a
+    recorded fixture, whose suggestions already quote everything the run showed."""
+    kind = label.partition("(")[0]
+    if kind == "alter_result":
+        return "its result is empty: there is no text to quote, so an altered one looks the same"
+    if kind == "swap_calls":
+        return "the swapped calls sent the same result: no call_index needle tells them apart"
+    if kind == "flip_success":
+        return (
+            "the run's calls mix failures with calls that got no result or succeeded, so "
+            "all_tools_succeeded cannot say which one failed"
+        )
+    if kind in ("blank_response", "earlier_response"):
+        return (
+            "the final reply says nothing that the user's inputs or an earlier turn's reply "
+            "do not: no response_contains needle tells it apart"
+        )
+    if kind == "alter_arguments":
+        return "tool_arguments_contain would grade the scripted arguments against themselves"
+    return "no expectation observes what it changes"

@@ -19,7 +19,16 @@ from harness.grading.result import GradeContext, GradeResult
 from harness.recording import RunRecord
 from harness.text import quote, quote_list
 
-__all__ = ["RequestsGrader", "conversation", "grade_requests"]
+__all__ = [
+    "CONVERSATION_KEYS",
+    "STRUCTURE_KEYS",
+    "RequestsGrader",
+    "answered",
+    "conversation",
+    "grade_requests",
+    "message_text",
+    "request_body",
+]
 
 NO_REQUESTS = (
     "no request was recorded: request checks need an agent that talks to the replay endpoint "
@@ -54,7 +63,7 @@ def grade_requests(checks: RequestExpects, requests: Sequence[Any]) -> Iterator[
 
 
 def _every(check: str, requests: Sequence[Any], test: Any, *args: Any) -> GradeResult:
-    requests = [_body(entry) for entry in requests if _answered(entry)]
+    requests = [request_body(entry) for entry in requests if answered(entry)]
     if not requests:
         return GradeResult(check=check, passed=False, detail=NO_REQUESTS, category="request")
     for index, request in enumerate(requests):
@@ -80,12 +89,12 @@ def _offers(request: dict[str, Any], name: str) -> str | None:
     return None if name in offered else f"not offered; tools offered: {quote_list(offered)}"
 
 
-def _answered(entry: Any) -> bool:
+def answered(entry: Any) -> bool:
     """Whether a kept request was answered with a reply (errors are kept, not graded)."""
     return not isinstance(entry, dict) or entry.get("status", 200) == 200
 
 
-def _body(entry: Any) -> dict[str, Any]:
+def request_body(entry: Any) -> dict[str, Any]:
     body = entry.get("body") if isinstance(entry, dict) and "status" in entry else entry
     return body if isinstance(body, dict) else {}
 
@@ -123,7 +132,7 @@ def _param(request: dict[str, Any], key: str, value: Any) -> str | None:
 
 
 # Keys that say what a message or part is, not what it says: a needle never matches them.
-_STRUCTURE = frozenset(
+STRUCTURE_KEYS = frozenset(
     {"role", "type", "id", "call_id", "tool_call_id", "tool_use_id", "status", "cache_control"}
 )
 
@@ -134,11 +143,20 @@ def conversation(request: dict[str, Any]) -> list[str]:
     user, assistant and tool messages, text parts, `tool_result` blocks and
     `function_call_output` items alike."""
     pieces: list[str] = []
-    for key in ("instructions", "system", "messages", "input"):
+    for key in CONVERSATION_KEYS:
         value = request.get(key)
         items = value if isinstance(value, list) and key in ("messages", "input") else [value]
-        pieces += ["\n".join(_strings(item)) for item in items if item is not None]
+        pieces += [message_text(item) for item in items if item is not None]
     return pieces
+
+
+CONVERSATION_KEYS = ("instructions", "system", "messages", "input")
+"""The request fields that hold the conversation, in any protocol."""
+
+
+def message_text(message: Any) -> str:
+    """The text one message (or item, or system prompt) says, its strings joined by lines."""
+    return "\n".join(_strings(message))
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -148,7 +166,7 @@ def _strings(value: Any) -> Iterator[str]:
         if isinstance(item, str):
             yield item
         elif isinstance(item, dict):
-            stack.extend(v for k, v in reversed(item.items()) if k not in _STRUCTURE)
+            stack.extend(v for k, v in reversed(item.items()) if k not in STRUCTURE_KEYS)
         elif isinstance(item, list):
             stack.extend(reversed(item))
 
@@ -161,7 +179,7 @@ def _where(entry: RequestNeedle) -> str:
 
 def _conversation_has(entry: RequestNeedle, requests: Sequence[Any]) -> GradeResult:
     check = f"requests.conversation_contains({quote(entry.needle)}, {_where(entry)})"
-    answered = [item for item in requests if _answered(item)]
+    answered = [item for item in requests if answered(item)]
     if not answered:
         return GradeResult(check=check, passed=False, detail=NO_REQUESTS, category="request")
     named = [
@@ -180,11 +198,11 @@ def _conversation_has(entry: RequestNeedle, requests: Sequence[Any]) -> GradeRes
         )
         return GradeResult(check=check, passed=False, detail=detail, category="request")
     for index, item in named:
-        if any(entry.needle in piece for piece in conversation(_body(item))):
+        if any(entry.needle in piece for piece in conversation(request_body(item))):
             detail = f"in request {index}{_position(item)}"
             return GradeResult(check=check, passed=True, detail=detail, category="request")
     index, item = named[-1]
-    last = conversation(_body(item))[-3:]
+    last = conversation(request_body(item))[-3:]
     detail = (
         f"not in the conversation of {'any of ' if len(named) > 1 else ''}{len(named)} "
         f"request(s); request {index}{_position(item)} ends with: {quote_list(last)}"
