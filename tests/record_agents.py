@@ -7,6 +7,7 @@ tool answers from a table; the broken variants answer wrongly, as a regression w
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from anthropic import Anthropic
@@ -147,3 +148,125 @@ def claude_streaming(context: CaseContext) -> ClaudeAgent:
 
 def claude_broken(context: CaseContext) -> ClaudeAgent:
     return ClaudeAgent(context, stream=False, broken=True)
+
+
+class EchoAgent:
+    """An `echo` tool loop over chat completions or Anthropic Messages, in one of two styles.
+
+    `tool` sends each result back as the protocol's tool-result message; `text` sends the call
+    and its result as plain text (`Observation: ...`), as ReAct-style loops do, so no
+    protocol ties the result to its call. `broken` makes the tool return an altered value
+    (`altered`), raise (`raises`, sent back as the error it is) or return nothing (`empty`).
+    """
+
+    def __init__(
+        self, context: CaseContext, *, protocol: str, style: str = "tool", broken: str = ""
+    ) -> None:
+        self.protocol, self.style, self.broken = protocol, style, broken
+        if protocol == "anthropic":
+            base = context.anthropic_base_url
+            self.claude = Anthropic(base_url=base, api_key=context.api_key, max_retries=0)
+        else:
+            self.openai = OpenAI(base_url=context.base_url, api_key=context.api_key, max_retries=0)
+        self.messages: list[Any] = []
+
+    def echo(self, arguments: Any) -> tuple[str, bool]:
+        """The tool: (result, failed)."""
+        message = str(arguments.get("message", "")) if isinstance(arguments, dict) else ""
+        try:
+            if self.broken == "raises":
+                raise RuntimeError("echo backend unavailable")
+            if self.broken == "altered":
+                return message.upper() + " (cached)", False
+            return ("" if self.broken == "empty" else message), False
+        except RuntimeError as exc:
+            return f"error: {exc}", True
+
+    def turn(self, user_input: str) -> str:
+        self.messages.append({"role": "user", "content": user_input})
+        for _ in range(5):
+            text, calls = self._complete()
+            if not calls:
+                self.messages.append({"role": "assistant", "content": text})
+                return text
+            self._answer(calls)
+        raise RuntimeError("too many tool rounds")
+
+    def _complete(self) -> tuple[str, list[tuple[str, str, Any]]]:
+        """The reply's text and its calls as (id, name, arguments)."""
+        if self.protocol == "anthropic":
+            tool: Any = {"name": "echo", "input_schema": ECHO_SCHEMA}
+            reply = self.claude.messages.create(
+                model="m", max_tokens=256, messages=self.messages, tools=[tool]
+            )
+            text = "".join(block.text for block in reply.content if block.type == "text")
+            calls = [(b.id, b.name, b.input) for b in reply.content if b.type == "tool_use"]
+            return text, calls
+        spec: Any = {"type": "function", "function": {"name": "echo", "parameters": ECHO_SCHEMA}}
+        message = (
+            self.openai.chat.completions.create(model="m", messages=self.messages, tools=[spec])
+            .choices[0]
+            .message
+        )
+        calls = [
+            (c.id, c.function.name, json.loads(c.function.arguments))
+            for c in message.tool_calls or ()
+            if c.type == "function"
+        ]
+        return message.content or "", calls
+
+    def _answer(self, calls: list[tuple[str, str, Any]]) -> None:
+        results = [(call_id, name, arguments, *self.echo(arguments)) for call_id, name, arguments in calls]
+        if self.style == "text":
+            said = "; ".join(f"{name}({json.dumps(arguments)})" for _, name, arguments, _, _ in results)
+            observed = "\n".join(f"Observation: {result}" for _, _, _, result, _ in results)
+            self.messages.append({"role": "assistant", "content": f"Calling tools: {said}"})
+            self.messages.append({"role": "user", "content": observed})
+        elif self.protocol == "anthropic":
+            uses = [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a, _, _ in results]
+            self.messages.append({"role": "assistant", "content": uses})
+            blocks = [
+                {"type": "tool_result", "tool_use_id": i, "content": r, "is_error": failed}
+                for i, _, _, r, failed in results
+            ]
+            self.messages.append({"role": "user", "content": blocks})
+        else:
+            asked = [
+                {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+                for i, n, a, _, _ in results
+            ]
+            self.messages.append({"role": "assistant", "content": None, "tool_calls": asked})
+            self.messages += [
+                {"role": "tool", "tool_call_id": i, "content": r} for i, _, _, r, _ in results
+            ]
+
+
+ECHO_SCHEMA = {
+    "type": "object",
+    "properties": {"message": {"type": "string"}},
+    "required": ["message"],
+}
+
+
+def echo_agent(protocol: str, style: str, broken: str = "") -> Callable[[CaseContext], EchoAgent]:
+    """The factory of one `EchoAgent` variant."""
+
+    def factory(context: CaseContext) -> EchoAgent:
+        return EchoAgent(context, protocol=protocol, style=style, broken=broken)
+
+    return factory
+
+
+echo_chat = echo_agent("chat", "tool")
+echo_chat_altered = echo_agent("chat", "tool", "altered")
+echo_chat_raises = echo_agent("chat", "tool", "raises")
+echo_chat_empty = echo_agent("chat", "tool", "empty")
+echo_chat_text = echo_agent("chat", "text")
+echo_chat_text_altered = echo_agent("chat", "text", "altered")
+echo_chat_text_raises = echo_agent("chat", "text", "raises")
+echo_claude = echo_agent("anthropic", "tool")
+echo_claude_altered = echo_agent("anthropic", "tool", "altered")
+echo_claude_raises = echo_agent("anthropic", "tool", "raises")
+echo_claude_text = echo_agent("anthropic", "text")
+echo_claude_text_altered = echo_agent("anthropic", "text", "altered")
+echo_claude_text_raises = echo_agent("anthropic", "text", "raises")

@@ -179,12 +179,12 @@ def _where(entry: RequestNeedle) -> str:
 
 def _conversation_has(entry: RequestNeedle, requests: Sequence[Any]) -> GradeResult:
     check = f"requests.conversation_contains({quote(entry.needle)}, {_where(entry)})"
-    answered = [item for item in requests if answered(item)]
-    if not answered:
+    sent = [item for item in requests if answered(item)]
+    if not sent:
         return GradeResult(check=check, passed=False, detail=NO_REQUESTS, category="request")
     named = [
         (index, item)
-        for index, item in enumerate(answered)
+        for index, item in enumerate(sent)
         if entry.turn is None
         or (
             isinstance(item, dict)
@@ -194,7 +194,7 @@ def _conversation_has(entry: RequestNeedle, requests: Sequence[Any]) -> GradeRes
     ]
     if not named:
         detail = (
-            f"no request was made for {_where(entry)}: the agent sent {len(answered)} request(s)"
+            f"no request was made for {_where(entry)}: the agent sent {len(sent)} request(s)"
         )
         return GradeResult(check=check, passed=False, detail=detail, category="request")
     for index, item in named:
