@@ -125,4 +125,8 @@ def register(*, harness: str) -> None:
         if not suites:
             session.error(f"no suite folder: expected one of {', '.join(SUITES)} under evals/")
         _install(session, harness)
-        session.run("harness", "check", *(arg for suite in suites for arg in ("--suite", suite)))
+        gating = [suite for suite in suites if suite != "evals/capability"]
+        if gating:
+            session.run("harness", "check", *(arg for s in gating for arg in ("--suite", s)))
+        if "evals/capability" in suites:  # its cases are what the agent cannot do yet
+            session.run("harness", "check", "--may-fail", "--suite", "evals/capability")
