@@ -170,6 +170,11 @@ class EchoAgent:
             self.openai = OpenAI(base_url=context.base_url, api_key=context.api_key, max_retries=0)
         self.messages: list[Any] = []
 
+    def close(self) -> None:
+        """Close the client's connections."""
+        client: Any = self.claude if self.protocol == "anthropic" else self.openai
+        client.close()
+
     def echo(self, arguments: Any) -> tuple[str, bool]:
         """The tool: (result, failed)."""
         message = str(arguments.get("message", "")) if isinstance(arguments, dict) else ""
