@@ -221,14 +221,20 @@ class EchoAgent:
         return message.content or "", calls
 
     def _answer(self, calls: list[tuple[str, str, Any]]) -> None:
-        results = [(call_id, name, arguments, *self.echo(arguments)) for call_id, name, arguments in calls]
+        results = [
+            (call_id, name, arguments, *self.echo(arguments)) for call_id, name, arguments in calls
+        ]
         if self.style == "text":
-            said = "; ".join(f"{name}({json.dumps(arguments)})" for _, name, arguments, _, _ in results)
+            said = "; ".join(
+                f"{name}({json.dumps(arguments)})" for _, name, arguments, _, _ in results
+            )
             observed = "\n".join(f"Observation: {result}" for _, _, _, result, _ in results)
             self.messages.append({"role": "assistant", "content": f"Calling tools: {said}"})
             self.messages.append({"role": "user", "content": observed})
         elif self.protocol == "anthropic":
-            uses = [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a, _, _ in results]
+            uses = [
+                {"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a, _, _ in results
+            ]
             self.messages.append({"role": "assistant", "content": uses})
             blocks = [
                 {"type": "tool_result", "tool_use_id": i, "content": r, "is_error": failed}

@@ -240,7 +240,11 @@ def _strength(
         note = f"not mutated: the replay does not pass ({why})"
         hint = "make the replay pass (see `harness run`): then its mutants can be measured"
         severity: Severity = "warning" if may_fail else "error"
-        found = [CheckFinding(severity=severity, rule="replay", file=case.source, location=None, message=reason)]
+        found = [
+            CheckFinding(
+                severity=severity, rule="replay", file=case.source, location=None, message=reason
+            )
+        ]
         return msgspec.structs.replace(row, note=note, hints=(hint,)), found
     measured = strength(case, report.record)
     if measured.total == 0:

@@ -91,7 +91,9 @@ def record(
         raise UsageError(f"{out}: the recorded fixture does not replay green: {why}")
     sent = observations(case, report.record)
     if sent:
-        checks = [{"needle": needle(found), "turn": found.turn, "step": found.step} for found in sent]
+        checks = [
+            {"needle": needle(found), "turn": found.turn, "step": found.step} for found in sent
+        ]
         document["expects"]["requests"] = {"conversation_contains": checks}
         case = _case(out, document)
         failing = [g for g in evaluate_expects(case.expects, report.record) if not g.passed]

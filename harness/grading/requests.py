@@ -193,9 +193,7 @@ def _conversation_has(entry: RequestNeedle, requests: Sequence[Any]) -> GradeRes
         )
     ]
     if not named:
-        detail = (
-            f"no request was made for {_where(entry)}: the agent sent {len(sent)} request(s)"
-        )
+        detail = f"no request was made for {_where(entry)}: the agent sent {len(sent)} request(s)"
         return GradeResult(check=check, passed=False, detail=detail, category="request")
     for index, item in named:
         if any(entry.needle in piece for piece in conversation(request_body(item))):

@@ -1,9 +1,10 @@
 """One case's side of the replay endpoint: where its replies come from, and what it recorded.
 
 A `WireSession` is served under its own API key. Each request is kept (its path, the status
-answered and its body, never its headers; an answered one with the turn and step it asked for); the tool results it carries are matched by id to
-the calls the session served, and recorded through the case's observer as
-`ToolDispatched(observed="wire")`, in the order the calls were served.
+answered and its body, never its headers; an answered one with the turn and step it asked
+for); the tool results it carries are matched by id to the calls the session served, and
+recorded through the case's observer as `ToolDispatched(observed="wire")`, in the order the
+calls were served.
 
 What the wire lets the harness see of a call: its name and the arguments the *model* asked
 for (the scripted ones), and the result the agent sent back. Whether the call failed is seen

@@ -31,7 +31,11 @@ def _chat(answered: bool) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": FINAL}
     else:
         arguments = json.dumps({"message": ECHOED})
-        call = {"id": "call_e1", "type": "function", "function": {"name": "echo", "arguments": arguments}}
+        call = {
+            "id": "call_e1",
+            "type": "function",
+            "function": {"name": "echo", "arguments": arguments},
+        }
         message = {"role": "assistant", "content": None, "tool_calls": [call]}
     return {
         "id": "chatcmpl-1",
@@ -102,7 +106,9 @@ def _run(out: Path, agent: str) -> int:
     return main(["run", "--suite", str(out.parent), "--agent", f"tests.record_agents:{agent}"])
 
 
-@pytest.mark.parametrize("agent", ["echo_chat", "echo_claude", "echo_chat_text", "echo_claude_text"])
+@pytest.mark.parametrize(
+    "agent", ["echo_chat", "echo_claude", "echo_chat_text", "echo_claude_text"]
+)
 def test_a_recorded_echo_fails_for_a_tool_that_alters_or_raises(
     agent: str, upstream: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

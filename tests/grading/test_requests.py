@@ -77,7 +77,7 @@ def test_an_altered_observation_fails_and_quotes_what_was_sent() -> None:
     grade = _grade(RequestNeedle(needle=NEEDLE), [_sent(body)])
     assert not grade.passed
     assert grade.detail == (
-        'not in the conversation of 1 request(s); request 0 (turn 0, step 0) ends with: '
+        "not in the conversation of 1 request(s); request 0 (turn 0, step 0) ends with: "
         '["Observation: papaya"]'
     )
 
@@ -122,7 +122,11 @@ def _trace(entry: dict[str, Any]) -> dict[str, Any]:
     [
         ({"needle": ""}, "$.expects.requests.conversation_contains[0].needle", "empty needle"),
         ({"needle": "  "}, "$.expects.requests.conversation_contains[0].needle", "blank needle"),
-        ({"needle": "x", "role": "user"}, "$.expects.requests.conversation_contains[0].role", "unknown"),
+        (
+            {"needle": "x", "role": "user"},
+            "$.expects.requests.conversation_contains[0].role",
+            "unknown",
+        ),
         ({"needle": "x", "step": 0}, "$.expects.requests.conversation_contains[0].step", "turn"),
         ({"needle": "x", "turn": 1}, "$.expects.requests.conversation_contains[0].turn", "past"),
         (
