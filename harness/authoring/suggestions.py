@@ -15,7 +15,8 @@ derived from what was observed and is chosen so that it fails when the behaviour
 
 A result that reached the model as text (`harness.authoring.observation`) is quoted by a
 `requests.conversation_contains`, added once the recorded fixture has replayed. Over the wire
-the arguments a tool received are never seen, so no `tool_arguments_contain` is suggested.
+the arguments a tool received are never seen, so `tool_arguments_contain` is suggested only
+from tool spans (`argument_checks`), which show them.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["distinctive", "suggest"]
+__all__ = ["argument_checks", "distinctive", "suggest"]
 
 _PIECE = re.compile(r"[^\W_][\w.,:/@%+-]*[^\W_]|[^\W_]", re.UNICODE)
 _LONGEST = 60
@@ -98,3 +99,21 @@ def suggest(
             "no expectation could fail"
         )
     return expects
+
+
+def argument_checks(calls: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    """One `tool_arguments_contain` per call, given as (name, the arguments the tool received
+    as recorded), quoting them; `call_index` where a tool is called more than once."""
+    names = [name for name, _ in calls]
+    checks: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for name, arguments in calls:
+        index = seen.get(name, 0)
+        seen[name] = index + 1
+        needle = distinctive(arguments, ())
+        if needle is not None:
+            entry: dict[str, Any] = {"tool": name, "needle": needle}
+            if names.count(name) > 1:
+                entry["call_index"] = index
+            checks.append(entry)
+    return checks

@@ -22,7 +22,7 @@ from harness.authoring.hints import uncaught
 from harness.authoring.mutation import strength
 from harness.authoring.observation import needle, observations
 from harness.authoring.privacy import PrivacyLint
-from harness.authoring.suggestions import suggest
+from harness.authoring.suggestions import argument_checks, suggest
 from harness.authoring.transcript import Reply, read_reply, tool_results
 from harness.errors import CaseError, UsageError
 from harness.fixtures.format import Case, LlmTrace
@@ -30,6 +30,7 @@ from harness.fixtures.reading import decode_trace
 from harness.grading.expectations import evaluate_expects
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import Setup
+from harness.recording import RunRecord
 from harness.replay.proxy import PLACEHOLDER_KEY, Exchange, ProxyServer
 
 __all__ = ["Recorded", "record"]
@@ -89,12 +90,7 @@ def record(
     if not report.passed:
         why = report.error or next(g.detail for g in report.grades if not g.passed)
         raise UsageError(f"{out}: the recorded fixture does not replay green: {why}")
-    sent = observations(case, report.record)
-    if sent:
-        checks = [
-            {"needle": needle(found), "turn": found.turn, "step": found.step} for found in sent
-        ]
-        document["expects"]["requests"] = {"conversation_contains": checks}
+    if _observed(document["expects"], case, report.record):
         case = _case(out, document)
         failing = [g for g in evaluate_expects(case.expects, report.record) if not g.passed]
         if failing:
@@ -128,6 +124,19 @@ def record(
         mutants=measured.total,
         survivors=measured.survivors,
     )
+
+
+def _observed(expects: dict[str, Any], case: Case, run: RunRecord) -> bool:
+    """Add to `expects` what only the replay shows: results the agent sent as text, and the
+    arguments tool spans saw. Whether anything was added."""
+    sent = observations(case, run)
+    if sent:
+        checks = [{"needle": needle(o), "turn": o.turn, "step": o.step} for o in sent]
+        expects["requests"] = {"conversation_contains": checks}
+    spans = [(call.name, call.arguments) for call in run.tool_calls if call.observed == "span"]
+    if spans:
+        expects["tool_arguments_contain"] = argument_checks(spans)
+    return bool(sent or spans)
 
 
 def _case(out: str, document: dict[str, Any]) -> Case:

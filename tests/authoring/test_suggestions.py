@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.authoring.suggestions import distinctive, suggest
+from harness.authoring.suggestions import argument_checks, distinctive, suggest
 
 
 def test_a_distinctive_piece_is_in_the_text_and_in_none_of_the_others() -> None:
@@ -78,3 +78,13 @@ def test_the_response_needle_is_in_no_earlier_reply() -> None:
     assert expects["response_contains"] == ["Paris then Oslo"]
     with pytest.raises(ValueError, match="no expectation could fail"):
         suggest([], "Paris then", ["x"], earlier=["Paris then"])
+
+
+def test_tool_spans_arguments_are_quoted_per_call() -> None:
+    """The arguments a tool received (from spans) are quoted, indexed when repeated."""
+    calls = [("echo", '{"message":"a"}'), ("echo", '{"message":"b"}'), ("add", '{"x":1}')]
+    assert argument_checks(calls) == [
+        {"tool": "echo", "needle": '{"message":"a"}', "call_index": 0},
+        {"tool": "echo", "needle": '{"message":"b"}', "call_index": 1},
+        {"tool": "add", "needle": '{"x":1}'},
+    ]
