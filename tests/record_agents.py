@@ -151,7 +151,8 @@ def claude_broken(context: CaseContext) -> ClaudeAgent:
 
 
 class EchoAgent:
-    """An `echo` tool loop over chat completions or Anthropic Messages, in one of two styles.
+    """An `echo` tool loop over chat completions, Responses or Anthropic Messages, in one of
+    two styles.
 
     `tool` sends each result back as the protocol's tool-result message; `text` sends the call
     and its result as plain text (`Observation: ...`), as ReAct-style loops do, so no
@@ -207,6 +208,12 @@ class EchoAgent:
             text = "".join(block.text for block in reply.content if block.type == "text")
             calls = [(b.id, b.name, b.input) for b in reply.content if b.type == "tool_use"]
             return text, calls
+        if self.protocol == "responses":
+            tool = {"type": "function", "name": "echo", "parameters": ECHO_SCHEMA}
+            response = self.openai.responses.create(model="m", input=self.messages, tools=[tool])
+            said = [item for item in response.output if item.type == "function_call"]
+            asked = [(c.call_id, c.name, json.loads(c.arguments)) for c in said]
+            return response.output_text, asked
         spec: Any = {"type": "function", "function": {"name": "echo", "parameters": ECHO_SCHEMA}}
         message = (
             self.openai.chat.completions.create(model="m", messages=self.messages, tools=[spec])
@@ -231,6 +238,17 @@ class EchoAgent:
             observed = "\n".join(f"Observation: {result}" for _, _, _, result, _ in results)
             self.messages.append({"role": "assistant", "content": f"Calling tools: {said}"})
             self.messages.append({"role": "user", "content": observed})
+        elif self.protocol == "responses":
+            for call_id, name, arguments, result, _ in results:
+                self.messages += [
+                    {
+                        "type": "function_call",
+                        "call_id": call_id,
+                        "name": name,
+                        "arguments": json.dumps(arguments),
+                    },
+                    {"type": "function_call_output", "call_id": call_id, "output": result},
+                ]
         elif self.protocol == "anthropic":
             uses = [
                 {"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a, _, _ in results
@@ -281,3 +299,9 @@ echo_claude_raises = echo_agent("anthropic", "tool", "raises")
 echo_claude_text = echo_agent("anthropic", "text")
 echo_claude_text_altered = echo_agent("anthropic", "text", "altered")
 echo_claude_text_raises = echo_agent("anthropic", "text", "raises")
+echo_responses = echo_agent("responses", "tool")
+echo_responses_altered = echo_agent("responses", "tool", "altered")
+echo_responses_raises = echo_agent("responses", "tool", "raises")
+echo_responses_text = echo_agent("responses", "text")
+echo_responses_text_altered = echo_agent("responses", "text", "altered")
+echo_responses_text_raises = echo_agent("responses", "text", "raises")

@@ -22,8 +22,38 @@ FINAL = f"The echo tool said: {ECHOED}"
 
 def _answered(body: dict[str, Any]) -> bool:
     """Whether the request carries the echo's result, in any shape."""
-    text = json.dumps(body.get("messages", []))
-    return '"tool"' in text or "tool_result" in text or "Observation:" in text
+    text = json.dumps([body.get("messages", []), body.get("input", [])])
+    return any(mark in text for mark in ('"tool"', "tool_result", "_output", "Observation:"))
+
+
+def _responses(answered: bool) -> dict[str, Any]:
+    item: dict[str, Any] = (
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": FINAL, "annotations": []}],
+        }
+        if answered
+        else {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_r1",
+            "name": "echo",
+            "arguments": json.dumps({"message": ECHOED}),
+            "status": "completed",
+        }
+    )
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "model": "m",
+        "status": "completed",
+        "output": [item],
+        "usage": {"input_tokens": 20, "output_tokens": 5, "total_tokens": 25},
+    }
 
 
 def _chat(answered: bool) -> dict[str, Any]:
@@ -74,7 +104,12 @@ class EchoModel(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         answered = _answered(body)
-        reply = _anthropic(answered) if self.path.startswith("/v1/messages") else _chat(answered)
+        if self.path.startswith("/v1/messages"):
+            reply = _anthropic(answered)
+        elif self.path.startswith("/v1/responses"):
+            reply = _responses(answered)
+        else:
+            reply = _chat(answered)
         data = json.dumps(reply).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
@@ -107,22 +142,36 @@ def _run(out: Path, agent: str) -> int:
 
 
 @pytest.mark.parametrize(
-    "agent", ["echo_chat", "echo_claude", "echo_chat_text", "echo_claude_text"]
+    "agent",
+    [
+        "echo_chat",
+        "echo_responses",
+        "echo_claude",
+        "echo_chat_text",
+        "echo_responses_text",
+        "echo_claude_text",
+    ],
 )
 def test_a_recorded_echo_fails_for_a_tool_that_alters_or_raises(
     agent: str, upstream: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Green for the working agent; red for the altered and the raising tool, in each style."""
+    """Green (run and check) for the working agent; red for the altered and the raising
+    tool, in each protocol and style."""
     out = tmp_path / "evals" / "regression" / "echo_mango.json"
     assert _record(upstream, out, agent) == 0, capsys.readouterr().err
     assert "mutants killed\n" in capsys.readouterr().out
     assert _run(out, agent) == 0
     assert _run(out, f"{agent}_altered") == 1
     assert _run(out, f"{agent}_raises") == 1
+    suite = ["check", "--suite", str(out.parent), "--agent"]
+    assert main([*suite, f"tests.record_agents:{agent}"]) == 0
+    assert main([*suite, f"tests.record_agents:{agent}_raises"]) == 1
 
 
 @pytest.mark.parametrize(
-    ("agent", "success"), [("echo_chat", None), ("echo_claude", True)], ids=["chat", "anthropic"]
+    ("agent", "success"),
+    [("echo_chat", None), ("echo_responses", None), ("echo_claude", True)],
+    ids=["chat", "responses", "anthropic"],
 )
 def test_the_echoed_result_is_quoted_and_success_pinned_where_shown(
     agent: str, success: bool | None, upstream: str, tmp_path: Path
