@@ -174,7 +174,7 @@ def strength(case: Case, record: RunRecord) -> Strength:
         killed=total - len(survivors),
         total=total,
         survivors=tuple(mutant.label for mutant in survivors),
-        claims=tuple(_unbacked_claims(case, record, survivors)),
+        claims=tuple(_unbacked_claims(case, record, survivors, unobserved)),
     )
 
 
@@ -211,14 +211,19 @@ def claims(name: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _unbacked_claims(case: Case, record: RunRecord, survivors: list[Mutant]) -> Iterator[Claim]:
+def _unbacked_claims(
+    case: Case, record: RunRecord, survivors: list[Mutant], unobserved: frozenset[str]
+) -> Iterator[Claim]:
     name = f"{case.name} {case.source.rsplit('/', 1)[-1]}"
     count = len(record.tool_calls)
+    payload = (
+        "assert the result the agent sent back with tool_results_contain (or, for a result it "
+        "sent as text, requests.conversation_contains)"
+        if "alter_arguments" in unobserved
+        else "assert the payload with tool_arguments_contain and tool_results_contain"
+    )
     rules = {
-        "round trip": (
-            {"alter_arguments", "alter_result", "alter_sent_result"},
-            "assert the payload with tool_arguments_contain and tool_results_contain",
-        ),
+        "round trip": ({"alter_arguments", "alter_result", "alter_sent_result"}, payload),
         "N dispatches": ({"drop_call", "duplicate_call"}, f"assert exact_tool_calls: {count}"),
         "order": (
             {"swap_calls", "earlier_response"},
