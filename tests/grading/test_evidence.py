@@ -12,6 +12,7 @@ from harness.fixtures.observability import NEEDS_ERROR_FLAG, PROTOCOLS, WITH_ERR
 from harness.grading.evidence import load_refusals, unobserved_kinds, wire_refusals
 from harness.replay import anthropic, chat_completions, responses
 from tests.builders import ECHO_TRACE
+from tests.conftest import WriteFixture
 
 EXPECTS = msgspec.convert(
     {
@@ -117,3 +118,23 @@ def test_a_load_refusal_names_the_protocol_dependent_expectations_too() -> None:
     ] * 2
     assert "observed only over anthropic or with tool spans" in errors[1].reason
     assert load_refusals([case], "agent_command", tool_spans=True) == []
+
+
+def test_a_command_agent_run_refuses_every_fixture_at_once(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 before anything runs: one line per fixture and expectation, both fixtures."""
+    from harness._cli.main import main
+
+    for name in ("a", "b"):
+        path = write_fixture(f"{name}.json", {**TRACE, "model_name": name})
+    status = main(["run", "--suite", str(path.parent), "--agent-command", "python3 -c pass"])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == 2
+    assert [line.split(": ")[2] for line in lines] == [
+        "$.expects.tool_arguments_contain",
+        "$.expects.all_tools_succeeded",
+    ] * 2
+    assert [line.split(": ")[1].rsplit("/", 1)[-1] for line in lines] == ["a.json"] * 2 + [
+        "b.json"
+    ] * 2
