@@ -43,6 +43,7 @@ ROUTES = {
 }
 """Each path the endpoint answers (the query string ignored), and the protocol it speaks."""
 
+
 def protocols_of(requests: Iterable[Any]) -> frozenset[str]:
     """The protocols a case's kept requests (`{"path", "status", "body"}`) spoke."""
     return frozenset(

@@ -112,7 +112,7 @@ DEEP_CRASH = (
     "import sys\n"
     "sys.stdin.readline()\n"
     "for frame in range(200):\n"
-    "    sys.stderr.write(f'  File \"/lib/tool_node.py\", line {frame}, in _execute_tool_sync\\n')\n"
+    "    sys.stderr.write(f'  File \"/lib/tool.py\", line {frame}, in _execute_tool_sync\\n')\n"
     "sys.stderr.write('RuntimeError: echo backend unavailable\\n\\n')\n"
     "sys.exit(1)\n"
 )
@@ -129,5 +129,5 @@ def test_a_crash_keeps_the_exception_line_whole() -> None:
     message = str(caught.value)
     assert message.endswith("\nRuntimeError: echo backend unavailable")
     context = message.split("; stderr: ", 1)[1]
-    assert context.startswith('  File "/lib/tool_node.py", line ')
+    assert context.startswith('  File "/lib/tool.py", line ')
     assert len(context) <= process.STDERR_TAIL + 1

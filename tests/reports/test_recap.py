@@ -19,7 +19,7 @@ def test_the_first_and_the_exception_line_stay_whole() -> None:
     line = error_summary(TRACEBACK, 300)
     assert "\n" not in line
     assert line.startswith("the agent process exited with status 1")
-    assert line.endswith(' ⏎ RuntimeError: echo backend unavailable')
+    assert line.endswith(" ⏎ RuntimeError: echo backend unavailable")
     assert "line 59, in _execute_tool_sync" in line
     assert "line 0," not in line
     assert "…" in line
