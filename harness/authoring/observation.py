@@ -7,9 +7,11 @@ no result and `tool_results_contain` cannot see it; `requests.conversation_conta
 
 A request *carries an observation* when it asks for a step that follows, in the same turn,
 either a text reply the agent went on from or tool calls none of which got a result over the
-wire. What it carries is each message new since the agent's previous request that is the
-agent's own: found in neither the user's inputs nor the scripted replies. `harness record`
-quotes it; the mutant `alter_sent_result` alters it, in that request and every later one.
+wire. What it carries is each line, in the messages new or changed since the agent's
+previous request, that is the agent's own: found in neither that previous request nor the
+user's inputs nor the scripted replies (so a scratchpad prompt that grows by an
+`Observation:` line yields that line). `harness record` quotes it; the mutant
+`alter_sent_result` alters those lines, in that request and every later one.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from harness.grading.requests import (
     STRUCTURE_KEYS,
     answered,
     conversation,
-    message_text,
     request_body,
 )
 from harness.recording import RunRecord
@@ -47,74 +48,81 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True):
     """The step that request asks for."""
     index: int
     """Its place in `RunRecord.requests`."""
-    pieces: tuple[str, ...]
-    """The texts of the messages new in it that are the agent's own, in order."""
+    lines: tuple[str, ...]
+    """The agent's own lines (stripped) in the messages new in it, in order."""
+    last: tuple[str, ...]
+    """Those of them in the last message that has any (a result comes after its call)."""
 
 
 def observations(case: Case, record: RunRecord) -> list[Observation]:
     """Each request of `record` that carries an observation, in order."""
     scripted = _scripted(case)
     found: list[Observation] = []
-    previous: set[str] = set()
+    previous: list[str] = []
     for index, entry in enumerate(record.requests):
         if not answered(entry):
             continue
         pieces = conversation(request_body(entry))
         turn, step = _position(entry)
         if turn is not None and step and _after_text(case, record, turn, step):
-            own = tuple(
-                piece
-                for piece in pieces
-                if piece.strip()
-                and piece not in previous
-                and not any(piece.strip() in text for text in scripted)
-            )
-            if own:
-                found.append(Observation(turn=turn, step=step, index=index, pieces=own))
-        previous = set(pieces)
+            before = "\n".join(previous)
+            per_piece = [_own(piece, before, scripted) for piece in pieces if piece not in previous]
+            lines = tuple(dict.fromkeys(line for own in per_piece for line in own))
+            if lines:
+                last = next(own for own in reversed(per_piece) if own)
+                found.append(
+                    Observation(turn=turn, step=step, index=index, lines=lines, last=tuple(last))
+                )
+        previous = pieces
     return found
 
 
+def _own(piece: str, before: str, scripted: Sequence[str]) -> list[str]:
+    """The lines of `piece` that are the agent's own: in no earlier request, no script."""
+    return [
+        line
+        for line in (raw.strip() for raw in piece.splitlines())
+        if line and line not in before and not any(line in text for text in scripted)
+    ]
+
+
 def needle(observation: Observation) -> str:
-    """What to quote of an observation: its last new message (a result comes after its call),
-    whole when short, else its longest line, cut to a length a fixture can hold."""
-    text = observation.pieces[-1].strip()
-    if len(text) <= _LONGEST:
-        return text
-    return max(text.splitlines(), key=len).strip()[:_LONGEST]
+    """What to quote of an observation: the longest of its last message's own lines, cut to
+    a length a fixture can hold."""
+    return max(observation.last, key=len)[:_LONGEST]
 
 
 def altered(record: RunRecord, observation: Observation) -> RunRecord:
-    """`record` with the observation's messages altered in its request and every later one."""
-    pieces = set(observation.pieces)
+    """`record` with the observation's lines altered in its request and every later one."""
     requests = [
-        entry if index < observation.index or not answered(entry) else _alter(entry, pieces)
+        entry
+        if index < observation.index or not answered(entry)
+        else _alter(entry, observation.lines)
         for index, entry in enumerate(record.requests)
     ]
     return msgspec.structs.replace(record, requests=tuple(requests))
 
 
-def _alter(entry: Any, pieces: set[str]) -> Any:
+def _alter(entry: Any, lines: Sequence[str]) -> Any:
     body = dict(request_body(entry))
     for key in CONVERSATION_KEYS:
-        value = body.get(key)
-        if isinstance(value, list) and key in ("messages", "input"):
-            body[key] = [_blank(item) if message_text(item) in pieces else item for item in value]
-        elif value is not None and message_text(value) in pieces:
-            body[key] = _blank(value)
+        if key in body:
+            body[key] = _replace(body[key], lines)
     if isinstance(entry, dict) and "status" in entry:
         return {**entry, "body": body}
     return body
 
 
-def _blank(value: Any) -> Any:
-    """`value` with every string it says (not its roles, types or ids) altered."""
+def _replace(value: Any, lines: Sequence[str]) -> Any:
+    """`value` with each of `lines` altered wherever it says them (not in roles, types, ids)."""
     if isinstance(value, str):
-        return ALTERED
+        for line in lines:
+            value = value.replace(line, ALTERED)
+        return value
     if isinstance(value, dict):
-        return {k: v if k in STRUCTURE_KEYS else _blank(v) for k, v in value.items()}
+        return {k: v if k in STRUCTURE_KEYS else _replace(v, lines) for k, v in value.items()}
     if isinstance(value, list):
-        return [_blank(item) for item in value]
+        return [_replace(item, lines) for item in value]
     return value
 
 
