@@ -150,6 +150,19 @@ def claude_broken(context: CaseContext) -> ClaudeAgent:
     return ClaudeAgent(context, stream=False, broken=True)
 
 
+def echo(arguments: Any, broken: str) -> tuple[str, bool]:
+    """The echo tool, working (`""`) or `broken`: (result, whether it failed)."""
+    message = str(arguments.get("message", "")) if isinstance(arguments, dict) else ""
+    try:
+        if broken == "raises":
+            raise RuntimeError("echo backend unavailable")
+        if broken == "altered":
+            return message.upper() + " (cached)", False
+        return ("" if broken == "empty" else message), False
+    except RuntimeError as exc:
+        return f"error: {exc}", True
+
+
 class EchoAgent:
     """An `echo` tool loop over chat completions, Responses or Anthropic Messages, in one of
     two styles.
@@ -178,15 +191,7 @@ class EchoAgent:
 
     def echo(self, arguments: Any) -> tuple[str, bool]:
         """The tool: (result, failed)."""
-        message = str(arguments.get("message", "")) if isinstance(arguments, dict) else ""
-        try:
-            if self.broken == "raises":
-                raise RuntimeError("echo backend unavailable")
-            if self.broken == "altered":
-                return message.upper() + " (cached)", False
-            return ("" if self.broken == "empty" else message), False
-        except RuntimeError as exc:
-            return f"error: {exc}", True
+        return echo(arguments, self.broken)
 
     def turn(self, user_input: str) -> str:
         self.messages.append({"role": "user", "content": user_input})
@@ -305,3 +310,42 @@ echo_responses_raises = echo_agent("responses", "tool", "raises")
 echo_responses_text = echo_agent("responses", "text")
 echo_responses_text_altered = echo_agent("responses", "text", "altered")
 echo_responses_text_raises = echo_agent("responses", "text", "raises")
+
+
+class ReactAgent:
+    """A ReAct loop with no tool API at all: the model writes `Action:` lines, and the agent
+    grows one scratchpad prompt with each `Observation:`."""
+
+    def __init__(self, context: CaseContext, *, broken: str = "") -> None:
+        self.openai = OpenAI(base_url=context.base_url, api_key=context.api_key, max_retries=0)
+        self.broken = broken
+
+    def close(self) -> None:
+        """Close the client's connections."""
+        self.openai.close()
+
+    def turn(self, user_input: str) -> str:
+        pad = f"Answer with the echo tool.\nQuestion: {user_input}\nThought:"
+        for _ in range(5):
+            reply = self.openai.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": pad}]
+            )
+            text = reply.choices[0].message.content or ""
+            if "Action Input:" not in text:
+                return text.removeprefix("Final Answer: ")
+            message = text.split("Action Input:", 1)[1].strip()
+            result, _ = echo({"message": message}, self.broken)
+            pad += f"\n{text}\nObservation: {result}\nThought:"
+        raise RuntimeError("too many tool rounds")
+
+
+def react(context: CaseContext) -> ReactAgent:
+    return ReactAgent(context)
+
+
+def react_altered(context: CaseContext) -> ReactAgent:
+    return ReactAgent(context, broken="altered")
+
+
+def react_raises(context: CaseContext) -> ReactAgent:
+    return ReactAgent(context, broken="raises")

@@ -56,9 +56,11 @@ def _responses(answered: bool) -> dict[str, Any]:
     }
 
 
-def _chat(answered: bool) -> dict[str, Any]:
+def _chat(answered: bool, react: bool = False) -> dict[str, Any]:
     if answered:
         message: dict[str, Any] = {"role": "assistant", "content": FINAL}
+    elif react:
+        message = {"role": "assistant", "content": f"Action: echo\nAction Input: {ECHOED}"}
     else:
         arguments = json.dumps({"message": ECHOED})
         call = {
@@ -109,7 +111,7 @@ class EchoModel(BaseHTTPRequestHandler):
         elif self.path.startswith("/v1/responses"):
             reply = _responses(answered)
         else:
-            reply = _chat(answered)
+            reply = _chat(answered, react="tools" not in body)
         data = json.dumps(reply).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
@@ -150,6 +152,7 @@ def _run(out: Path, agent: str) -> int:
         "echo_chat_text",
         "echo_responses_text",
         "echo_claude_text",
+        "react",
     ],
 )
 def test_a_recorded_echo_fails_for_a_tool_that_alters_or_raises(
@@ -191,6 +194,17 @@ def test_a_text_observation_gets_a_request_check(upstream: str, tmp_path: Path) 
     assert _record(upstream, out, "echo_chat_text") == 0
     expects = json.loads(out.read_text())["expects"]
     assert "tool_results_contain" not in expects
+    assert expects["requests"] == {
+        "conversation_contains": [{"needle": f"Observation: {ECHOED}", "turn": 0, "step": 1}]
+    }
+
+
+def test_a_react_scratchpad_is_gated_by_its_observation_line(upstream: str, tmp_path: Path) -> None:
+    """No tool API at all: the Observation line the prompt grows by is what is checked."""
+    out = tmp_path / "s" / "react.json"
+    assert _record(upstream, out, "react") == 0
+    expects = json.loads(out.read_text())["expects"]
+    assert expects["exact_tool_calls"] == 0
     assert expects["requests"] == {
         "conversation_contains": [{"needle": f"Observation: {ECHOED}", "turn": 0, "step": 1}]
     }
