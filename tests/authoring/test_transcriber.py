@@ -162,7 +162,11 @@ def test_a_recorded_echo_fails_for_a_tool_that_alters_or_raises(
     tool, in each protocol and style."""
     out = tmp_path / "evals" / "regression" / "echo_mango.json"
     assert _record(upstream, out, agent) == 0, capsys.readouterr().err
-    assert "mutants killed\n" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "mutants killed\n" in said
+    assert (
+        f"next: harness check --suite {out.parent} --agent tests.record_agents:{agent} && " in said
+    )
     assert _run(out, agent) == 0
     assert _run(out, f"{agent}_altered") == 1
     assert _run(out, f"{agent}_raises") == 1

@@ -92,13 +92,26 @@ def record_command(args: argparse.Namespace) -> int:
         f"strength {written.killed}/{written.mutants} mutants killed"
         + (f" (surviving: {', '.join(written.survivors)})" if written.survivors else "")
         + "\n"
-        f"next: harness check --suite {_folder(written.path)} && harness run --suite "
-        f"{_folder(written.path)}\n"
+        f"next: harness check --suite {_folder(written.path)}{_agent_flags(args)} && harness "
+        f"run --suite {_folder(written.path)}{_agent_flags(args)}\n"
     )
     return 0
 
 
+def _agent_flags(args: argparse.Namespace) -> str:
+    """The agent flags this recording was given, for the commands that replay it."""
+    import shlex
+
+    given = (
+        ("--agent", args.agent),
+        ("--agent-command", args.agent_command),
+        ("--tools", args.tools),
+    )
+    return "".join(f" {flag} {shlex.quote(value)}" for flag, value in given if value)
+
+
 def _folder(path: str) -> str:
     import os
+    import shlex
 
-    return os.path.dirname(path) or "."
+    return shlex.quote(os.path.dirname(path) or ".")
