@@ -34,6 +34,10 @@ class ChatAgent:
         self.stream, self.broken = stream, broken
         self.messages: list[Any] = []
 
+    def close(self) -> None:
+        """Close the client's connections."""
+        self.client.close()
+
     def turn(self, user_input: str) -> str:
         self.messages.append({"role": "user", "content": user_input})
         tools: Any = [{"type": "function", "function": {"name": "weather", "parameters": SCHEMA}}]
@@ -93,6 +97,10 @@ class ClaudeAgent:
         self.client = Anthropic(base_url=base, api_key=context.api_key, max_retries=0)
         self.stream, self.broken = stream, broken
         self.messages: list[dict[str, Any]] = []
+
+    def close(self) -> None:
+        """Close the client's connections."""
+        self.client.close()
 
     def turn(self, user_input: str) -> str:
         self.messages.append({"role": "user", "content": user_input})

@@ -19,7 +19,7 @@ from typing import Any, cast
 import msgspec
 
 from harness.authoring.hints import uncaught
-from harness.authoring.mutation import strength
+from harness.authoring.mutation import Strength, strength
 from harness.authoring.observation import needle, observations
 from harness.authoring.privacy import PrivacyLint
 from harness.authoring.suggestions import argument_checks, suggest
@@ -28,6 +28,7 @@ from harness.errors import CaseError, UsageError
 from harness.fixtures.format import Case, LlmTrace
 from harness.fixtures.reading import decode_trace
 from harness.grading.expectations import evaluate_expects
+from harness.grading.result import GradeResult
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import Setup
 from harness.recording import RunRecord
@@ -85,28 +86,9 @@ def record(
     schema = _schema(out)
     if schema is not None:
         document = {"$schema": schema, **document}
-    case = _case(out, document)
-    report = run_case(case, setup)
-    if not report.passed:
-        why = report.error or next(g.detail for g in report.grades if not g.passed)
-        raise UsageError(f"{out}: the recorded fixture does not replay green: {why}")
-    if _observed(document["expects"], case, report.record):
-        case = _case(out, document)
-        failing = [g for g in evaluate_expects(case.expects, report.record) if not g.passed]
-        if failing:
-            raise UsageError(
-                f"{out}: the recorded fixture does not replay green: {failing[0].check}: "
-                f"{failing[0].detail}"
-            )
+    measured = _prove(out, document, setup)
     if not allow_private:
-        findings = PrivacyLint().scan(document)
-        if findings:
-            first = findings[0]
-            raise UsageError(
-                f"{out}: {first.location}: {first.message} (privacy lint; nothing written; "
-                "pass --allow-private to keep it)"
-            )
-    measured = strength(case, report.record)
+        _lint(out, document)
     if measured.survivors and not allow_weak:
         raise UsageError(f"{out}: not written: {_weakness(measured.survivors)}")
     _write(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
@@ -124,6 +106,45 @@ def record(
         mutants=measured.total,
         survivors=measured.survivors,
     )
+
+
+def _prove(out: str, document: dict[str, Any], setup: Setup) -> Strength:
+    """Replay the fixture through the agent, add what only the replay shows, and grade it
+    against every mutant of that replay.
+
+    Raises:
+        UsageError: The fixture does not replay green.
+    """
+    case = _case(out, document)
+    report = run_case(case, setup)
+    if not report.passed:
+        raise _not_green(out, report.error or _why(report.grades))
+    if _observed(document["expects"], case, report.record):
+        case = _case(out, document)
+        grades = evaluate_expects(case.expects, report.record)
+        if not all(grade.passed for grade in grades):
+            raise _not_green(out, _why(grades))
+    return strength(case, report.record)
+
+
+def _why(grades: Sequence[GradeResult]) -> str:
+    failed = next((grade for grade in grades if not grade.passed), None)
+    return "it did not pass" if failed is None else f"{failed.check}: {failed.detail}"
+
+
+def _not_green(out: str, why: str) -> UsageError:
+    return UsageError(f"{out}: the recorded fixture does not replay green: {why}")
+
+
+def _lint(out: str, document: dict[str, Any]) -> None:
+    """Refuse a fixture holding what looks like private data, naming where."""
+    findings = PrivacyLint().scan(document)
+    if findings:
+        first = findings[0]
+        raise UsageError(
+            f"{out}: {first.location}: {first.message} (privacy lint; nothing written; "
+            "pass --allow-private to keep it)"
+        )
 
 
 def _observed(expects: dict[str, Any], case: Case, run: RunRecord) -> bool:
