@@ -156,10 +156,19 @@ class AgentProcess:
         return AgentError(f"the agent process {status} {when}{self._stderr_tail()}")
 
     def _stderr_tail(self) -> str:
+        """The end of the agent's stderr: its last non-empty line (the exception) whole, and
+        the lines before it as `STDERR_TAIL` leaves room for, from a line's start."""
         size = self._stderr.seek(0, os.SEEK_END)
         self._stderr.seek(max(0, size - 4 * STDERR_TAIL))
         text = self._stderr.read().decode("utf-8", "replace").strip()
-        return f"; stderr: {text[-STDERR_TAIL:]}" if text else ""
+        if not text:
+            return ""
+        before, _, last = text.rpartition("\n")
+        room = max(STDERR_TAIL - len(last), 0)
+        context = before[-room:] if room else ""
+        if len(context) < len(before):
+            context = context.partition("\n")[2]  # from a whole line
+        return f"; stderr: {context}\n{last}" if context else f"; stderr: {last}"
 
 
 def end_group(pgid: int, grace: float = GRACE_S) -> None:

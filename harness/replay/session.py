@@ -1,9 +1,10 @@
 """One case's side of the replay endpoint: where its replies come from, and what it recorded.
 
 A `WireSession` is served under its own API key. Each request is kept (its path, the status
-answered and its body, never its headers); the tool results it carries are matched by id to
-the calls the session served, and recorded through the case's observer as
-`ToolDispatched(observed="wire")`, in the order the calls were served.
+answered and its body, never its headers; an answered one with the turn and step it asked
+for); the tool results it carries are matched by id to the calls the session served, and
+recorded through the case's observer as `ToolDispatched(observed="wire")`, in the order the
+calls were served.
 
 What the wire lets the harness see of a call: its name and the arguments the *model* asked
 for (the scripted ones), and the result the agent sent back. Whether the call failed is seen
@@ -80,7 +81,8 @@ class SessionRecord:
     problems: tuple[str, ...] = ()
     """Errors of the case the wire saw (an unknown result id, a result that never came)."""
     requests: tuple[Any, ...] = ()
-    """Each request: `{"path", "status", "body"}`."""
+    """Each request: `{"path", "status", "body"}`, and for one answered with a reply the
+    `turn` and `step` (0-based) whose scripted reply answered it."""
     protocols: frozenset[str] = field(default_factory=frozenset)
     """The protocols the agent spoke."""
 
@@ -109,6 +111,7 @@ class WireSession:
         self._slots: list[_Slot] = []
         self._by_id: dict[str, _Slot] = {}
         self._last_reply: dict[int, int] = {}
+        self._steps: dict[int, int] = {}
         self._replies = 0
         self._protocols: set[str] = set()
         self.requests: list[Any] = []
@@ -133,8 +136,11 @@ class WireSession:
                 self.problems.append(str(exc))
                 self.requests.append({"path": path, "status": 400, "body": body})
                 return str(exc)
-            self.requests.append({"path": path, "status": 200, "body": body})
             turn = self._turn()
+            step = self._steps.get(turn, 0)
+            self._steps[turn] = step + 1
+            kept = {"path": path, "status": 200, "body": body, "turn": turn, "step": step}
+            self.requests.append(kept)
             self._replies += 1
             self._last_reply[turn] = self._replies
             for call in reply.tool_calls:

@@ -106,3 +106,28 @@ def test_a_subprocess_agent_is_held_to_its_memory_limit() -> None:
         proc.close()
     assert "exited with status 1 without answering the turn" in str(caught.value)
     assert "MemoryError" in str(caught.value)
+
+
+DEEP_CRASH = (
+    "import sys\n"
+    "sys.stdin.readline()\n"
+    "for frame in range(200):\n"
+    "    sys.stderr.write(f'  File \"/lib/tool.py\", line {frame}, in _execute_tool_sync\\n')\n"
+    "sys.stderr.write('RuntimeError: echo backend unavailable\\n\\n')\n"
+    "sys.exit(1)\n"
+)
+
+
+def test_a_crash_keeps_the_exception_line_whole() -> None:
+    """A long traceback: the last non-empty stderr line is kept whole, context from a line."""
+    proc = agent(DEEP_CRASH)
+    try:
+        with pytest.raises(AgentError) as caught:
+            proc.turn("go")
+    finally:
+        proc.close()
+    message = str(caught.value)
+    assert message.endswith("\nRuntimeError: echo backend unavailable")
+    context = message.split("; stderr: ", 1)[1]
+    assert context.startswith('  File "/lib/tool.py", line ')
+    assert len(context) <= process.STDERR_TAIL + 1
