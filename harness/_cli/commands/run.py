@@ -83,6 +83,13 @@ def register(commands: Any) -> None:
         help="an agent in any language, over the endpoint (default: config agent_command)",
     )
     run.add_argument(
+        "--agent-reuse",
+        action="store_true",
+        default=None,
+        help="start the agent command once per worker and play case after case through it "
+        "(default: config agent_reuse)",
+    )
+    run.add_argument(
         "--tool-names",
         metavar="A,B",
         type=names,
@@ -210,6 +217,7 @@ def _run(args: argparse.Namespace) -> int:
         capture=args.capture != "no",
         tool_names=args.tool_names,
         tool_spans=args.tool_spans,
+        agent_reuse=args.agent_reuse,
     )
     baseline = None
     if args.baseline:
