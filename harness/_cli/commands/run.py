@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from harness._cli import guard
-from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs, names, seconds
+from harness._cli.agent_flags import add_agent_flags
+from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs, seconds
 from harness._cli.baselines import baselines, dumper
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
@@ -77,31 +78,7 @@ def register(commands: Any) -> None:
     run.add_argument(
         "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
     )
-    run.add_argument(
-        "--agent-command",
-        metavar="COMMAND",
-        help="an agent in any language, over the endpoint (default: config agent_command)",
-    )
-    run.add_argument(
-        "--agent-reuse",
-        action="store_true",
-        default=None,
-        help="start the agent command once per worker and play case after case through it "
-        "(default: config agent_reuse)",
-    )
-    run.add_argument(
-        "--tool-names",
-        metavar="A,B",
-        type=names,
-        help="the agent's own tools, which fixtures may name (default: config tool_names)",
-    )
-    run.add_argument(
-        "--tool-spans",
-        action="store_true",
-        default=None,
-        help="record wire agents' tool calls from the OpenTelemetry spans they export "
-        "(default: config tool_spans)",
-    )
+    add_agent_flags(run)
     run.add_argument(
         "--case-timeout",
         metavar="SECONDS",
