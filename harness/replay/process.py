@@ -23,6 +23,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +51,7 @@ MAX_STDOUT_BYTES = 64 * 1024 * 1024
 GRACE_S = 2.0
 """Seconds between SIGTERM and SIGKILL for a process group that outlives its case."""
 _CHUNK = 64 * 1024
+_PR_SET_PDEATHSIG = 1
 
 
 class AgentProcess:
@@ -62,6 +64,7 @@ class AgentProcess:
         cwd: str | None = None,
         *,
         memory_mb: int | None = None,
+        die_with_parent: bool = False,
     ) -> None:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
         self._case_stderr = 0  # where the current case's stderr starts
@@ -77,7 +80,7 @@ class AgentProcess:
                 env={**os.environ, **env},
                 cwd=cwd,
                 start_new_session=True,
-                preexec_fn=_memory_limit(memory_mb),
+                preexec_fn=_before_exec(memory_mb, die_with_parent=die_with_parent),
                 bufsize=0,
             )
         except OSError as exc:
@@ -273,11 +276,36 @@ def limit_memory(megabytes: int, *, beyond: int = 0) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _memory_limit(megabytes: int | None) -> Callable[[], None] | None:
-    """What the agent's child runs before exec: its memory limit, if there is one."""
-    if megabytes is None:
+def _before_exec(megabytes: int | None, *, die_with_parent: bool) -> Callable[[], None] | None:
+    """What the agent's child runs before exec: its memory limit, if there is one, and (Linux)
+    SIGKILL when the process that started it dies, for a process that outlives its case."""
+    deathsig = _deathsig() if die_with_parent else None
+    if megabytes is None and deathsig is None:
         return None
-    return lambda: limit_memory(megabytes)
+
+    def prepare() -> None:
+        if deathsig is not None:
+            deathsig()
+        if megabytes is not None:
+            limit_memory(megabytes)
+
+    return prepare
+
+
+def _deathsig() -> Callable[[], None] | None:
+    """A call that asks for SIGKILL at the parent's death (None where there is no prctl).
+
+    The function is looked up here, before the fork: the child only calls it.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -71,7 +71,9 @@ class ReusedProcess:
             AgentError: The process cannot start, or died before it read the case line.
         """
         if self._process is None:
-            self._process = AgentProcess(self._argv, env, self._cwd, memory_mb=self._memory_mb)
+            self._process = AgentProcess(
+                self._argv, env, self._cwd, memory_mb=self._memory_mb, die_with_parent=True
+            )
         process = self._process
         process.next_case()
         try:

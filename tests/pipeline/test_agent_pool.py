@@ -184,3 +184,59 @@ def test_a_command_agent_writes_in_its_case_workspace(
     done, document = harness_run(tmp_path, reuse=reuse)
     assert done.returncode == 0, document
     assert cases_of(document)["one"]["checks"]["passed"] == 3
+
+
+SPANNING = """
+import json
+from openai import OpenAI
+from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from harness.agent_io import cases
+
+provider = TracerProvider()
+provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # configured by env only
+tracer = provider.get_tracer("agent")
+client = OpenAI()  # the same base URL and key for every case
+for case in cases():
+    messages = []
+    for user_input in case:
+        messages.append({"role": "user", "content": user_input})
+        while True:
+            reply = client.chat.completions.create(model="m", messages=messages)
+            message = reply.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if not message.tool_calls:
+                break
+            for call in message.tool_calls:
+                text = json.loads(call.function.arguments)["message"]
+                with tracer.start_as_current_span("execute_tool echo") as span:
+                    span.set_attribute("gen_ai.operation.name", "execute_tool")
+                    span.set_attribute("gen_ai.tool.name", call.function.name)
+                    span.set_attribute("gen_ai.tool.call.id", call.id)
+                    span.set_attribute("gen_ai.tool.call.arguments", call.function.arguments)
+                    span.set_attribute("gen_ai.tool.call.result", text)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+        case.respond(message.content or "")
+provider.shutdown()
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_reused_processs_requests_and_spans_go_to_the_case_it_plays(
+    write_fixture: WriteFixture, tmp_path: Path, jobs: str
+) -> None:
+    """One key and one span token for the process's life; each case gets its own spans."""
+    for name in ("one", "two", "three", "four"):
+        expects = {"tool_arguments_contain": [{"tool": "echo", "needle": name}]}
+        write_fixture(f"{name}.json", echo_case(name, **expects))
+    (tmp_path / "spanning.py").write_text(SPANNING)
+    command = f"{sys.executable} {tmp_path / 'spanning.py'}"
+    args = ("--jobs", jobs, "--tool-spans", "--agent-command", command)
+    done, document = harness_run(tmp_path, *args)
+    assert [case["error"] for case in document["cases"]] == [None] * 4
+    assert done.returncode == 0
+    for name, case in cases_of(document).items():
+        assert [call["observed"] for call in case["tool_calls"]] == ["span"]
+        assert name in case["tool_calls"][0]["arguments"]
