@@ -14,7 +14,8 @@ own interpreter::
             ...  # call the model at OPENAI_BASE_URL with OPENAI_API_KEY, run tools
             case.respond(answer)
 
-`case.name` is the case's name and `case.workspace` its folder. While `cases()` runs, what the
+`case.name` is the case's name and `case.workspace` its folder (None for a case without one:
+a case has one when its fixture seeds files or checks them). While `cases()` runs, what the
 agent prints goes to stderr (the case's captured output), so a stray `print` cannot break the
 protocol on stdout.
 """
@@ -33,11 +34,11 @@ __all__ = ["Case", "cases"]
 class Case:
     """One case: iterate it for its user inputs; `respond` once to each."""
 
-    def __init__(self, lines: _Lines, name: str, workspace: str, first: str | None) -> None:
+    def __init__(self, lines: _Lines, name: str, workspace: str | None, first: str | None) -> None:
         self.name = name
         """The case's name (the fixture's `model_name`)."""
         self.workspace = workspace
-        """The case's own folder ("" if the harness gave none)."""
+        """The case's own folder (None for a case without one)."""
         self._lines = lines
         self._first = first
         self._owed = False
@@ -93,12 +94,13 @@ def _opened(lines: _Lines, line: dict[str, Any]) -> Case:
     """The case a first line opens: a `case` line (reuse), or a turn (one case a process)."""
     if "case" in line:
         workspace = line.get("workspace")
-        return Case(lines, str(line["case"]), workspace if isinstance(workspace, str) else "", None)
+        folder = workspace if isinstance(workspace, str) and workspace else None
+        return Case(lines, str(line["case"]), folder, None)
     text = line.get("user_input")
     if not isinstance(text, str):
         raise ValueError(f"expected a case or user_input line, got {line!r}")
     name = os.environ.get("HARNESS_CASE", "")
-    return Case(lines, name, os.environ.get("HARNESS_WORKSPACE", ""), text)
+    return Case(lines, name, os.environ.get("HARNESS_WORKSPACE") or None, text)
 
 
 class _Lines:

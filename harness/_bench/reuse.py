@@ -6,8 +6,10 @@ A suite of `cases` is run with `--agent-reuse` at `--jobs 1` and `2`; without re
 pays the start-up again, so only `without` cases are run and the figure for the whole suite is
 extrapolated from them (the table says so). The per-case cost the harness adds to a reused
 agent is measured with the same agent starting at once: the extra wall time of `cases` cases
-over one, per case. It includes the agent's own work (two HTTP requests and their JSON), so it
-is an upper bound on the harness's share.
+over one, per case, less the agent's own turn (which it times and prints to stderr, read back
+from each case's captured output): its two requests, answered by the replay endpoint, and
+their JSON. What is left is the case boundary: supervision, the case's setup, capture, grading
+and reports.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ def complete(messages):
 for case in cases():
     messages = []
     for user_input in case:
+        started = time.perf_counter()
         messages.append({"role": "user", "content": user_input})
         while True:
             message = complete(messages)
@@ -56,6 +59,7 @@ for case in cases():
             for call in message["tool_calls"]:
                 text = json.loads(call["function"]["arguments"])["message"]
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
+        print(f"turn_ms={(time.perf_counter() - started) * 1e3:.3f}")  # to the case's stderr
         case.respond(message.get("content") or "")
 """
 
@@ -96,8 +100,10 @@ def measure_reuse(
         file.write(_AGENT)
     big, small, single = _suite(scratch, cases), _suite(scratch, without), _suite(scratch, 1)
 
+    report = os.path.join(scratch, "reuse-report.json")
+
     def wall(folder: str, start: float, jobs: int, reuse: bool) -> float:
-        argv = [*harness_command(), "run", "--suite", folder, "--format", "json"]
+        argv = [*harness_command(), "run", "--suite", folder, "--json", report]
         argv += ["--jobs", str(jobs), "--agent-command", f"{sys.executable} {agent} {start}"]
         return spawner.run([*argv, "--agent-reuse"] if reuse else argv, ok=(0,))[0]
 
@@ -117,14 +123,29 @@ def measure_reuse(
             }
         )
     # Timed in turn, three times, so a slow spell of the machine weighs on both alike.
-    extra = [wall(big, 0.0, 1, True) - wall(single, 0.0, 1, True) for _ in range(3)]
+    extra, turns = [], []
+    for _ in range(3):
+        many = wall(big, 0.0, 1, True)
+        turns.append(_turn_ms(report))
+        extra.append(many - wall(single, 0.0, 1, True))
     fresh_fast = wall(small, 0.0, 1, False)
+    per_case = statistics.median(extra) / (cases - 1) * 1e3
+    turn = statistics.median(turns)
     return {
         "start_s": START_S,
         "rows": rows,
-        "per_case_reused_ms": statistics.median(extra) / (cases - 1) * 1e3,
+        "per_case_reused_ms": per_case,
+        "agent_turn_ms": turn,
+        "boundary_ms": per_case - turn,
         "per_case_fresh_ms": fresh_fast / without * 1e3,
     }
+
+
+def _turn_ms(report: str) -> float:
+    """The median of the agent's own turn times, as its cases' captured stderr says them."""
+    with open(report, encoding="utf-8") as file:
+        cases = json.load(file)["cases"]
+    return statistics.median(float(case["stderr"].split("turn_ms=")[1]) for case in cases)
 
 
 def reuse_alone(cases: int, without: int = WITHOUT) -> dict[str, Any]:
@@ -160,7 +181,9 @@ def reuse_table(reuse: dict[str, Any]) -> list[str]:
         f"agent_reuse: a {reuse['start_s']:g} s-start agent, one tool call a case",
         tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True),
         "* extrapolated from the cases run without reuse (each pays the start-up again)",
-        f"per case, agent starting at once: {reuse['per_case_reused_ms']:.1f} ms reused "
-        f"(the harness's work and the agent's own requests), "
-        f"{reuse['per_case_fresh_ms']:.0f} ms with a process per case (the whole run / cases)",
+        f"per case, agent starting at once: {reuse['per_case_reused_ms']:.1f} ms reused, of "
+        f"which {reuse['agent_turn_ms']:.1f} ms the agent's turn (its requests, answered by "
+        f"the endpoint) and {reuse['boundary_ms']:.1f} ms the case boundary (supervision, "
+        "setup, capture, grading, reports);",
+        f"  {reuse['per_case_fresh_ms']:.0f} ms with a process per case (the whole run / cases)",
     ]

@@ -1,7 +1,9 @@
 """The agent process of a worker: an `agent_command` agent, per case or reused across cases.
 
 Without reuse every case starts the command afresh, told its endpoint, its key and its
-workspace (`HARNESS_WORKSPACE`) in the environment. With `agent_reuse`, a supervised worker
+workspace (`HARNESS_WORKSPACE`) in the environment. A case has a workspace when its fixture
+seeds `setup.workspace_files` or checks `expects.workspace` (a temp folder for every case would
+cost more than the rest of a reused agent's case). With `agent_reuse`, a supervised worker
 keeps one process (`replay.reused`) for case after case: it is started with the first case,
 spared when the worker ends a case's leftover processes, replaced after a case that left it
 untrustworthy, and ended with its whole group when the worker stops, on SIGTERM too, so no
@@ -39,7 +41,9 @@ def command_agent(setup: Setup, case: Case, endpoint: Endpoint, workspace: Works
     from harness.replay.process import AgentProcess
 
     key = endpoint.open().api_key
-    env = {**_env(endpoint, key), "HARNESS_CASE": case.name, "HARNESS_WORKSPACE": workspace.path}
+    env = {**_env(endpoint, key), "HARNESS_CASE": case.name}
+    if workspace.created:  # made by `prepare` for a case that needs one
+        env["HARNESS_WORKSPACE"] = workspace.path
     return AgentProcess(setup.agent_command, env, setup.root, memory_mb=setup.memory_mb)
 
 
@@ -55,7 +59,8 @@ def _reused_agent(setup: Setup, case: Case, endpoint: Endpoint, workspace: Works
     inputs = [turn.user_input for turn in case.trace.turns]
     guard = _current.guard(case.name, inputs, endpoint.turn)
     endpoint.open(api_key=_current.api_key, span_token=_current.span_token, guard=guard)
-    return _current.play(case.name, workspace.path, _env(endpoint, _current.api_key), guard)
+    folder = workspace.path if workspace.created else None
+    return _current.play(case.name, folder, _env(endpoint, _current.api_key), guard)
 
 
 def _env(endpoint: Endpoint, key: str) -> dict[str, str]:

@@ -3,8 +3,8 @@
 With `agent_reuse`, a worker starts `agent_command` once and plays every case it is handed
 through the same process, one JSON object a line:
 
-- `{"case": NAME, "workspace": PATH}` opens a case, before its first turn (agents ignore keys
-  they do not know: more may be added);
+- `{"case": NAME, "workspace": PATH}` opens a case, before its first turn (`workspace` is null
+  for a case without one; agents ignore keys they do not know: more may be added);
 - `{"user_input": TEXT}` for each turn, answered by `{"response": TEXT}`, as without reuse;
 - `{"end": NAME}` closes the case. Nothing is answered to it.
 
@@ -63,7 +63,7 @@ class ReusedProcess:
         return self._carryover.guard(name, inputs, turn)
 
     def play(
-        self, name: str, workspace: str, env: Mapping[str, str], guard: CaseGuard
+        self, name: str, workspace: str | None, env: Mapping[str, str], guard: CaseGuard
     ) -> CaseAgent:
         """Open case `name` (starting the process with `env` if it has not started).
 
