@@ -116,3 +116,20 @@ def _zombie(pid: int) -> bool:
     with open(f"/proc/{pid}/stat", "rb") as file:
         stat = file.read()
     return stat[stat.rfind(b")") + 2 :][:1] == b"Z"
+
+
+def test_an_answer_that_is_not_the_protocol_ends_the_process() -> None:
+    """A line that is not `{"response": ...}` errors the turn; the process is ended after it."""
+    script = "import sys\nsys.stdin.readline(); sys.stdin.readline()\nprint('hello', flush=True)\n"
+    owner = ReusedProcess([sys.executable, "-c", script + "sys.stdin.read()\n"], None, None)
+    try:
+        agent = owner.play("a", None, {}, owner.guard("a", ["hi"], lambda: 0))
+        with pytest.raises(AgentError, match="wrote 'hello', not"):
+            agent.turn("hi")
+        pid = owner.pid
+        agent.close()
+        assert not owner.sound
+    finally:
+        owner.end()
+    assert pid is not None
+    assert not os.path.exists(f"/proc/{pid}") or _zombie(pid)
