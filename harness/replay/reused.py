@@ -65,11 +65,13 @@ class ReusedProcess:
     def play(
         self, name: str, workspace: str | None, env: Mapping[str, str], guard: CaseGuard
     ) -> CaseAgent:
-        """Open case `name` (starting the process with `env` if it has not started).
+        """Open case `name` (starting the process with `env` if it has not started, or again
+        if it died between cases).
 
         Raises:
             AgentError: The process cannot start, or died before it read the case line.
         """
+        fresh = self._process is None
         if self._process is None:
             self._process = AgentProcess(
                 self._argv, env, self._cwd, memory_mb=self._memory_mb, die_with_parent=True
@@ -79,6 +81,10 @@ class ReusedProcess:
         try:
             process.send({"case": name, "workspace": workspace}, "before it read the case line")
         except AgentError:
+            if not fresh:  # it died after its last case ended: a fresh one takes this case
+                process.close(hand_on=False)
+                self._process = None
+                return self.play(name, workspace, env, guard)
             self.broken = True
             process.hand_on_stderr()
             raise

@@ -133,3 +133,28 @@ def test_an_answer_that_is_not_the_protocol_ends_the_process() -> None:
         owner.end()
     assert pid is not None
     assert not os.path.exists(f"/proc/{pid}") or _zombie(pid)
+
+
+def test_a_process_that_died_between_cases_is_replaced_for_the_next() -> None:
+    """Found dead at the next case line, it is started again: that case does not error."""
+    script = (
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    if 'end' in json.loads(line):\n"
+        "        sys.exit(0)\n"
+        "    if 'user_input' in json.loads(line):\n"
+        "        print(json.dumps({'response': 'ok'}), flush=True)\n"
+    )
+    owner = ReusedProcess([sys.executable, "-c", script], None, None)
+    try:
+        first = owner.play("a", None, {}, owner.guard("a", ["hi"], lambda: 0))
+        assert first.turn("hi") == "ok"
+        pid = owner.pid
+        first.close()
+        assert owner._process is not None
+        owner._process._process.wait(timeout=10)  # gone before the next case line
+        second = owner.play("b", None, {}, owner.guard("b", ["hi"], lambda: 0))
+        assert second.turn("hi") == "ok"
+        assert owner.pid != pid
+    finally:
+        owner.end()
