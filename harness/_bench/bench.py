@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from harness._bench.reuse import measure_reuse, reuse_alone, reuse_table
+from harness._bench.reuse import measure_reuse, reuse_alone, reuse_arguments, reuse_table
 from harness._bench.spawner import Spawner, harness_command
 from harness._bench.supervision import measure_supervision
 from harness._bench.synthetic import generate_suite
@@ -198,12 +198,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "of --sizes and ten times it)",
     )
     parser.add_argument("--slow-cases", type=int, default=200, help="cases for the jobs figures")
-    parser.add_argument("--reuse-cases", type=int, default=100, help="cases for agent_reuse")
-    parser.add_argument("--reuse-only", action="store_true", help="only the agent_reuse figures")
+    reuse_arguments(parser)
     parser.add_argument("--out", help="also write the figures as JSON here")
     args = parser.parse_args(argv)
     if args.reuse_only:
-        reuse = reuse_alone(args.reuse_cases)
+        reuse = reuse_alone(args.reuse_cases, args.reuse_start)
         print("\n".join(reuse_table(reuse)))
         return _write(args.out, {"reuse": reuse})
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -218,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 else [max(sizes), 10 * max(sizes)]
             )
             _measure_more(spawner, scratch, results, rss_sizes, args.slow_cases, args.repeat)
-            results["reuse"] = measure_reuse(spawner, scratch, args.reuse_cases)
+            results["reuse"] = measure_reuse(spawner, scratch, args.reuse_cases, args.reuse_start)
         finally:
             spawner.close()
     print(_table(results))

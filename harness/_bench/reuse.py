@@ -14,6 +14,7 @@ and reports.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -22,7 +23,7 @@ from typing import Any
 
 from harness._bench.spawner import Spawner, harness_command
 
-__all__ = ["measure_reuse", "reuse_alone", "reuse_table"]
+__all__ = ["measure_reuse", "reuse_alone", "reuse_arguments", "reuse_table"]
 
 START_S = 2.0
 """The bench agent's start-up, in seconds."""
@@ -64,6 +65,13 @@ for case in cases():
 """
 
 
+def reuse_arguments(parser: argparse.ArgumentParser) -> None:
+    """The bench's flags for these figures."""
+    parser.add_argument("--reuse-cases", type=int, default=100, help="cases for agent_reuse")
+    parser.add_argument("--reuse-start", type=float, default=START_S, help="its agent's start, s")
+    parser.add_argument("--reuse-only", action="store_true", help="only the agent_reuse figures")
+
+
 def _fixture(index: int) -> dict[str, Any]:
     word = f"word{index}"
     call = {"id": "call_1", "name": "echo", "arguments": {"message": word}}
@@ -92,9 +100,10 @@ def _suite(scratch: str, count: int) -> str:
 
 
 def measure_reuse(
-    spawner: Spawner, scratch: str, cases: int, without: int = WITHOUT
+    spawner: Spawner, scratch: str, cases: int, start_s: float = START_S, without: int = WITHOUT
 ) -> dict[str, Any]:
-    """Wall times of a `cases`-case suite with a `START_S` agent, reused and not, jobs 1 and 2."""
+    """Wall times of a `cases`-case suite with a `start_s` agent, reused and not, jobs 1 and 2."""
+    without = min(without, cases)
     agent = os.path.join(scratch, "reuse_agent.py")
     with open(agent, "w", encoding="utf-8") as file:
         file.write(_AGENT)
@@ -109,8 +118,8 @@ def measure_reuse(
 
     rows = []
     for jobs in (1, 2):
-        reused = wall(big, START_S, jobs, True)
-        fresh = wall(small, START_S, jobs, False)
+        reused = wall(big, start_s, jobs, True)
+        fresh = wall(small, start_s, jobs, False)
         rows.append(
             {
                 "jobs": jobs,
@@ -129,12 +138,12 @@ def measure_reuse(
         turns.append(_turn_ms(report))
         extra.append(many - wall(single, 0.0, 1, True))
     fresh_fast = wall(small, 0.0, 1, False)
-    per_case = statistics.median(extra) / (cases - 1) * 1e3
+    per_case = statistics.median(extra) / max(cases - 1, 1) * 1e3
     turn = statistics.median(turns)
     return {
-        "start_s": START_S,
+        "start_s": start_s,
         "rows": rows,
-        "per_case_reused_ms": per_case,
+        "per_case_reused_ms": per_case,  # over `cases` - 1 cases: 0 for a one-case suite
         "agent_turn_ms": turn,
         "boundary_ms": per_case - turn,
         "per_case_fresh_ms": fresh_fast / without * 1e3,
@@ -148,14 +157,14 @@ def _turn_ms(report: str) -> float:
     return statistics.median(float(case["stderr"].split("turn_ms=")[1]) for case in cases)
 
 
-def reuse_alone(cases: int, without: int = WITHOUT) -> dict[str, Any]:
+def reuse_alone(cases: int, start_s: float = START_S) -> dict[str, Any]:
     """`measure_reuse` in a scratch folder and spawner of its own (`--reuse-only`)."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as scratch:
         spawner = Spawner(cwd=scratch)
         try:
-            return measure_reuse(spawner, scratch, cases, without)
+            return measure_reuse(spawner, scratch, cases, start_s)
         finally:
             spawner.close()
 
