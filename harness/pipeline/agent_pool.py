@@ -101,6 +101,7 @@ def end_on_sigterm() -> None:
             from harness.replay.process import end_group
 
             end_group(current.pid, END_GRACE_S)
-        os._exit(128 + signal.SIGTERM)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)  # dies of it, as without a reused process
 
     signal.signal(signal.SIGTERM, stop)

@@ -240,3 +240,42 @@ def test_a_reused_processs_requests_and_spans_go_to_the_case_it_plays(
     for name, case in cases_of(document).items():
         assert [call["observed"] for call in case["tool_calls"]] == ["span"]
         assert name in case["tool_calls"][0]["arguments"]
+
+
+def test_a_run_stopped_by_sigterm_leaves_no_reused_process(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """SIGTERM mid-case: the harness stops its workers, and each ends its agent's group."""
+    import signal
+    import time
+
+    suite(write_fixture, "a", "b")
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    command = f"{sys.executable} {AGENT} pids={pids} hang=a"
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.harness]\nsuite_dir = "suite"\nagent_command = "{command}"\nagent_reuse = true\n'
+    )
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "harness", "run", "--format", "json"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(3000):  # the agent notes itself at start, then hangs in case a
+            if noted(tmp_path):
+                break
+            time.sleep(0.01)
+        time.sleep(0.5)
+        harness.send_signal(signal.SIGTERM)
+        assert harness.wait(timeout=60) == 143
+    finally:
+        harness.kill()
+    (agent,) = noted(tmp_path)
+    for _ in range(300):
+        if not alive(agent):
+            break
+        time.sleep(0.01)
+    assert not alive(agent)
