@@ -24,6 +24,13 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         help="an agent in any language, over the endpoint (default: config agent_command)",
     )
     parser.add_argument(
+        "--agent-reuse",
+        action="store_true",
+        default=None,
+        help="start the agent command once per worker and play case after case through it "
+        "(default: config agent_reuse)",
+    )
+    parser.add_argument(
         "--tool-names",
         metavar="A,B",
         type=names,
@@ -50,6 +57,7 @@ def agent_settings(args: argparse.Namespace) -> dict[str, Any]:
         "agent": args.agent,
         "tools": args.tools,
         "agent_command": args.agent_command,
+        "agent_reuse": args.agent_reuse,
         "tool_names": args.tool_names,
         "tool_spans": args.tool_spans,
         "case_timeout": args.case_timeout,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,7 +37,7 @@ from harness.errors import ReplayError
 from harness.messages import NOT_SEEN, ModelProvider, ModelReply, Observer, ToolCall, ToolDispatched
 from harness.replay.protocol import WireProtocol, WireResult
 
-__all__ = ["ReplySource", "ScriptedReplies", "WireSession"]
+__all__ = ["ReplySource", "RequestGuard", "ScriptedReplies", "WireSession"]
 
 
 class ReplySource(Protocol):
@@ -49,6 +49,16 @@ class ReplySource(Protocol):
         Raises:
             ReplayError: There is no reply to give.
         """
+        ...
+
+
+class RequestGuard(Protocol):
+    """A check of each request a session serves (a reused process's carried conversation)."""
+
+    def check(
+        self, protocol: WireProtocol, body: Mapping[str, Any], served: Collection[str]
+    ) -> str | None:
+        """Why the request errors its case (None: it does not); `served`: the call ids so far."""
         ...
 
 
@@ -98,12 +108,15 @@ class WireSession:
         turn: Callable[[], int],
         *,
         record: bool = True,
+        api_key: str | None = None,
+        guard: RequestGuard | None = None,
     ) -> None:
         self.name = name
         # Tool spans: with `record` off, the spans the agent exports are the record of the
         # calls, so the session reports none (its problems are still the case's).
         self._record = record
-        self.api_key = f"harness-{secrets.token_hex(8)}"
+        self.api_key = api_key or f"harness-{secrets.token_hex(8)}"
+        self._guard = guard
         self._source = source
         self._observer = observer
         self._turn = turn
@@ -129,6 +142,10 @@ class WireSession:
         is none."""
         with self._lock:
             self._protocols.add(protocol.name)
+            if self._guard is not None:
+                problem = self._guard.check(protocol, body, self._by_id.keys())
+                if problem is not None and problem not in self.problems:
+                    self.problems.append(problem)
             self._take_results(protocol, body)
             try:
                 reply = self._source.next_reply(protocol, body)
