@@ -61,6 +61,28 @@ def test_keys_are_read_and_suite_dir_is_relative_to_the_file(tmp_path: Path) -> 
             "[tool.harness].tool_spans_grace_s: must be a number of seconds from 0 to 60",
             id="bad-grace",
         ),
+        *(
+            pytest.param(
+                f"[tool.harness]\ncase_timeout = {value}\n",
+                "[tool.harness].case_timeout: must be a finite number of seconds > 0 and <= ",
+                id=f"timeout-{value}",
+            )
+            for value in ("inf", "nan", "-inf", "-1", "0", "1e300")
+        ),
+        *(
+            pytest.param(
+                f'[tool.harness]\n{key} = "{value}"\n',
+                f"[tool.harness].{key}: must not {reason}",
+                id=f"{key}-{reason.split()[0]}",
+            )
+            for key, value, reason in (
+                ("suite_dir", "su\\u0000ite", "contain a NUL character"),
+                ("history", "h\\u0000", "contain a NUL character"),
+                ("agent_command", "", "be empty"),
+                ("agent_command", "  ", "be empty"),
+                ("agent", "", "be empty"),
+            )
+        ),
         pytest.param("[tool]\nharness = 1\n", "[tool.harness]: must be a table", id="not-a-table"),
         pytest.param("[tool.harness\n", "invalid TOML: ", id="bad-toml"),
     ],

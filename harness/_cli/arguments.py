@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 
 from harness.errors import UsageError
@@ -15,6 +14,7 @@ __all__ = [
     "check_outputs",
     "jobs",
     "names",
+    "non_empty",
     "positive_int",
     "seconds",
 ]
@@ -63,14 +63,28 @@ def jobs(text: str) -> int:
 
 
 def seconds(text: str) -> float:
-    """A finite number of seconds > 0."""
+    """A finite number of seconds > 0 (at most `MAX_SECONDS`: a bound every timer holds)."""
+    from harness.config import MAX_SECONDS
+
     try:
         value = float(text)
     except ValueError:
         value = 0.0
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    if not 0 < value <= MAX_SECONDS:  # nan and inf fail this too
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds > 0 and <= {MAX_SECONDS}, got {text!r}"
+        )
     return value
+
+
+def non_empty(text: str) -> str:
+    """A value that names something (a command, a factory): empty, it would silently mean
+    the default (an unset variable in CI), so it is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a value, got an empty string")
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError("expected a value without a NUL character")
+    return text
 
 
 def names(text: str) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from harness._cli.arguments import names
+from harness._cli.arguments import names, non_empty
 from harness.config import find_pyproject, load_config
 
 if TYPE_CHECKING:
@@ -50,10 +50,10 @@ def register(commands: Any) -> None:
         help="fail fixtures scoring below, 0-1 (default: none)",
     )
     check.add_argument(
-        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
+        "--agent", type=non_empty, metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
     )
     check.add_argument(
-        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+        "--tools", type=non_empty, metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
     )
     check.add_argument(
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"

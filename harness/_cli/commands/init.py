@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from harness._cli.arguments import non_empty
+
 if TYPE_CHECKING:
     from harness.authoring.scaffold import Outcome, Scaffold
 
@@ -28,12 +30,12 @@ def register(commands: Any) -> None:
     )
     agent = init.add_mutually_exclusive_group()
     agent.add_argument(
-        "--agent",
+        "--agent", type=non_empty,
         metavar="MODULE:FACTORY",
         help="the project's agent factory (default: none, the reference loop)",
     )
     agent.add_argument(
-        "--agent-command",
+        "--agent-command", type=non_empty,
         metavar="COMMAND",
         help="an agent in any language, over the replay endpoint (default: none)",
     )

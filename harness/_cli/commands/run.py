@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from harness._cli import guard
-from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs, names, seconds
+from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs, names, non_empty, seconds
 from harness._cli.baselines import baselines, dumper
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
@@ -72,13 +72,13 @@ def register(commands: Any) -> None:
         help="record the run in the history (default: off; PATH: config history)",
     )
     run.add_argument(
-        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
+        "--agent", type=non_empty, metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
     )
     run.add_argument(
-        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+        "--tools", type=non_empty, metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
     )
     run.add_argument(
-        "--agent-command",
+        "--agent-command", type=non_empty,
         metavar="COMMAND",
         help="an agent in any language, over the endpoint (default: config agent_command)",
     )

@@ -1,0 +1,39 @@
+"""Shared argument types, as users meet them: one line and exit 2 for a value that says nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness._cli.main import main
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--agent-command", ""],
+        ["run", "--agent-command", "   "],
+        ["run", "--agent", ""],
+        ["run", "--tools", ""],
+        ["record", "--agent-command", "", "--out", "x.json", "hi"],
+        ["check", "--agent", ""],
+        ["init", "--agent-command", ""],
+    ],
+    ids=["run-command", "run-blank", "run-agent", "run-tools", "record", "check", "init"],
+)
+def test_an_empty_agent_or_tools_is_refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty value (an unset CI variable) is refused, never taken as no agent at all."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "expected a value, got an empty string" in err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf", "0", "-1", "1e300"])
+def test_an_unbounded_case_timeout_is_refused(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--case-timeout inf` would mean no timeout at all: refused, naming the flag."""
+    assert main(["run", f"--case-timeout={value}"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --case-timeout: expected a number of seconds > 0 and <= 1000000" in err
+    assert len(err.splitlines()) == 1
