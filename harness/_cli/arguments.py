@@ -10,6 +10,7 @@ from harness.errors import UsageError
 __all__ = [
     "AUTO_JOBS",
     "EXIT_STATUSES",
+    "MAX_COUNT",
     "README_SECTION",
     "check_outputs",
     "jobs",
@@ -35,14 +36,21 @@ Reference: {README_SECTION}."""
 """The epilog of `harness --help` and of each subcommand's help."""
 
 
+MAX_COUNT = 1_000_000
+"""The largest count a flag takes (`--last`, `--jobs`): beyond it, a typo, and past 2**63 more
+than SQLite can hold."""
+
+
 def positive_int(text: str) -> int:
-    """A whole number >= 1."""
+    """A whole number from 1 to `MAX_COUNT`."""
     try:
         value = int(text)
-    except ValueError:
+    except ValueError:  # also a number of more digits than int() reads
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 1 to {MAX_COUNT}, got {text[:40]!r}"
+        )
     return value
 
 
@@ -51,14 +59,14 @@ AUTO_JOBS = 0
 
 
 def jobs(text: str) -> int:
-    """A whole number >= 1, or `auto` (0): workers where they can win, one per core."""
+    """A whole number from 1 to `MAX_COUNT`, or `auto` (0): workers where they can win, one per core."""
     if text.strip() == "auto":
         return AUTO_JOBS
     try:
         return positive_int(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"expected a whole number >= 1 or auto, got {text!r}"
+            f"expected a whole number from 1 to {MAX_COUNT}, or auto, got {text[:40]!r}"
         ) from None
 
 

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from harness.errors import HistoryError
-from harness.history.failures import cause, check_is_file, wrong_type
+from harness.history.failures import DAMAGE, cause, check_is_file, wrong_type
 from harness.reports.document import ReportDocument, decode_document
 
 __all__ = ["CaseRow", "History", "RunRow", "run_id_of"]
@@ -126,7 +126,7 @@ class History:
             folder = os.path.dirname(os.path.abspath(path))
             os.makedirs(folder, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        except sqlite3.Error as exc:
+        except DAMAGE as exc:
             raise HistoryError(path, f"cannot open the history: {cause(exc, path)}") from None
         except OSError as exc:
             raise HistoryError(path, f"cannot open the history: {exc.strerror or exc}") from None
@@ -135,7 +135,7 @@ class History:
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
             self._check_tables()
-        except sqlite3.Error as exc:
+        except DAMAGE as exc:
             self._db.close()
             raise HistoryError(path, f"cannot open the history: {cause(exc, path)}") from None
         except BaseException:
@@ -275,7 +275,7 @@ class History:
             except BaseException:
                 self._rollback()
                 raise
-        except sqlite3.Error as exc:
+        except DAMAGE as exc:
             raise HistoryError(
                 self.path, f"cannot record the run: {cause(exc, self.path)}"
             ) from None
@@ -316,7 +316,7 @@ class History:
         try:
             rows: list[tuple[Any, ...]] = self._db.execute(sql, tuple(parameters)).fetchall()
             return rows
-        except sqlite3.Error as exc:
+        except DAMAGE as exc:
             raise HistoryError(
                 self.path, f"cannot read the history: {cause(exc, self.path)}"
             ) from None

@@ -37,3 +37,23 @@ def test_an_unbounded_case_timeout_is_refused(value: str, capsys: pytest.Capture
     err = capsys.readouterr().err
     assert "argument --case-timeout: expected a number of seconds > 0 and <= 1000000" in err
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trend", "--last", "99999999999999999999"],
+        ["trend", "--last", "9" * 5000],
+        ["run", "--jobs", "99999999999999999999"],
+    ],
+    ids=["last-past-sqlite", "last-5000-digits", "jobs"],
+)
+def test_a_count_past_the_bound_is_refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A count SQLite (or the machine) cannot hold is one line naming the bound."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "expected a whole number from 1 to 1000000" in err
+    assert len(err.splitlines()) == 1
+    assert len(err) < 300

@@ -87,7 +87,7 @@ def test_trend_errors_are_one_line(
     assert main(["trend", "--history", history, "--suite", "nope"]) == 2
     assert "no recorded runs of suite 'nope' (recorded: suite)" in capsys.readouterr().err
     assert main(["trend", "--history", history, "--last", "0"]) == 2
-    assert "expected a whole number >= 1" in capsys.readouterr().err
+    assert "expected a whole number from 1 to 1000000" in capsys.readouterr().err
 
 
 def test_trend_writes_markdown_to_the_step_summary_and_an_html_page(
