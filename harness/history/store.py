@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from harness.errors import HistoryError
+from harness.fixtures.duplicates import duplicate_key
 from harness.history.failures import DAMAGE, cause, check_is_file, wrong_type
 from harness.reports.document import ReportDocument, decode_document
 
@@ -199,9 +200,14 @@ class History:
         """The report a JSON artifact holds.
 
         Raises:
-            HistoryError: The artifact is not a harness JSON report this version can read.
+            HistoryError: The artifact is not a harness JSON report this version can read, or
+                writes a key twice (a decoder keeps only the last: an edited verdict).
         """
-        return decode_document(artifact, source or self.path, HistoryError)
+        document = decode_document(artifact, source or self.path, HistoryError)
+        repeat = duplicate_key(artifact, document)
+        if repeat is not None:
+            raise HistoryError(source or self.path, f"{repeat[0]}: {repeat[1]}")
+        return document
 
     def record_artifact(self, artifact: bytes, source: str | None = None) -> bool:
         """Record the run a JSON artifact describes; False when it was already recorded.

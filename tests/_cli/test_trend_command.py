@@ -75,6 +75,25 @@ def test_import_is_all_or_nothing(
     assert main(["trend", "--history", history]) == 2
 
 
+def test_import_refuses_a_key_written_twice(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report whose failing case was edited by writing `passed` again (a decoder keeps the
+    last) is refused, naming the file and the place, and nothing is imported."""
+    report = tmp_path / "r.json"
+    main(["run", "--suite", str(suite), "--json", str(report)])
+    text = report.read_text()
+    assert '"passed": false,' in text
+    report.write_text(text.replace('"passed": false,', '"passed": false, "passed": true,', 1))
+    history = str(tmp_path / "h.sqlite")
+    capsys.readouterr()
+    assert main(["history", "import", str(report), "--history", history]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"harness: {report}: $.cases[")
+    assert err.endswith(': key "passed" appears twice\n')
+    assert main(["trend", "--history", history]) == 2
+
+
 def test_trend_errors_are_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], suite: Path
 ) -> None:
