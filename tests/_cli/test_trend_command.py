@@ -94,6 +94,24 @@ def test_import_refuses_a_key_written_twice(
     assert main(["trend", "--history", history]) == 2
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "reason"),
+    [("total", 2**70, "Expected `int` <= 9007199254740992 - at `$.total`"),
+     ("duration_s", -5, "Expected `float` >= 0.0 - at `$.duration_s`")],
+    ids=["count-past-sqlite", "negative-duration"],
+)
+def test_import_refuses_a_number_out_of_bounds(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, value: int, reason: str
+) -> None:
+    """2**70 (past SQLite's integers: an OverflowError traceback) is one line, exit 2."""
+    report = tmp_path / "r.json"
+    main(["run", "--suite", str(suite), "--json", str(report)])
+    report.write_text(json.dumps({**json.loads(report.read_text()), key: value}))
+    capsys.readouterr()
+    assert main(["history", "import", str(report), "--history", str(tmp_path / "h.sqlite")]) == 2
+    assert capsys.readouterr().err == f"harness: {report}: not a harness JSON report: {reason}\n"
+
+
 def test_trend_errors_are_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], suite: Path
 ) -> None:
