@@ -62,7 +62,7 @@ class _ResponsesItem(msgspec.Struct, kw_only=True):
     call_id: str | None = None
     name: str | None = None
     arguments: str | None = None
-    output: str | _Parts | None = None
+    output: str | _Parts | _Object | None = None  # an object: a computer call's screenshot
 
 
 class _ResponsesRequest(_Sampling, kw_only=True):
@@ -84,7 +84,7 @@ class _AnthropicBlock(msgspec.Struct, kw_only=True):
     name: str | None = None
     input: _Object | None = None
     tool_use_id: str | None = None
-    content: str | _Parts | None = None
+    content: str | _Parts | _Object | None = None  # an object: a server tool's result
     is_error: bool | None = None
 
 
