@@ -59,9 +59,7 @@ def wait_for(predicate: object, what: str) -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 @pytest.mark.parametrize("how", ["shares", "pool"])
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP, signal.SIGUSR1], ids=str)
-def test_no_worker_outlives_a_killed_parent(
-    how: str, sig: signal.Signals, tmp_path: Path
-) -> None:
+def test_no_worker_outlives_a_killed_parent(how: str, sig: signal.Signals, tmp_path: Path) -> None:
     """SIGKILL, SIGHUP or SIGUSR1 to the parent mid-load: every worker it forked ends too."""
     parent = subprocess.Popen([sys.executable, "-c", SCRIPT, how, str(tmp_path)])
     try:

@@ -16,6 +16,7 @@ __all__ = [
     "jobs",
     "names",
     "non_empty",
+    "path_arg",
     "positive_int",
     "seconds",
 ]
@@ -59,7 +60,7 @@ AUTO_JOBS = 0
 
 
 def jobs(text: str) -> int:
-    """A whole number from 1 to `MAX_COUNT`, or `auto` (0): workers where they can win, one per core."""
+    """A whole number from 1 to `MAX_COUNT`, or `auto` (0): workers where they win, one a core."""
     if text.strip() == "auto":
         return AUTO_JOBS
     try:
@@ -83,6 +84,13 @@ def seconds(text: str) -> float:
             f"expected a number of seconds > 0 and <= {MAX_SECONDS}, got {text!r}"
         )
     return value
+
+
+def path_arg(text: str) -> str:
+    """A file or folder path: no NUL (no system call takes one, so nothing could open it)."""
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: a path cannot contain a NUL character")
+    return text
 
 
 def non_empty(text: str) -> str:

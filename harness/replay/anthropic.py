@@ -17,7 +17,6 @@ from typing import Any
 
 from harness.chat_format import content_text
 from harness.messages import ModelReply
-from harness.replay.wire_types import request_problem
 from harness.replay.protocol import (
     MODEL_ID,
     WITH_ERROR_FLAG,
@@ -25,6 +24,7 @@ from harness.replay.protocol import (
     WireResult,
     stream_options_problem,
 )
+from harness.replay.wire_types import request_problem
 
 __all__ = ["ANTHROPIC"]
 

@@ -18,7 +18,6 @@ from harness.chat_format import (
     to_openai_usage,
 )
 from harness.messages import ModelReply
-from harness.replay.wire_types import request_problem
 from harness.replay.protocol import (
     MODEL_ID,
     WITH_ERROR_FLAG,
@@ -26,6 +25,7 @@ from harness.replay.protocol import (
     WireResult,
     stream_options_problem,
 )
+from harness.replay.wire_types import request_problem
 
 __all__ = ["CHAT_COMPLETIONS", "openai_error"]
 
@@ -38,7 +38,7 @@ class ChatCompletions:
     done_marker = True
 
     def problem(self, body: Mapping[str, Any]) -> str | None:
-        """`n` above 1 and log probabilities cannot be replayed; a request its SDK would not send."""
+        """`n` above 1 and log probabilities (not replayable); a request no SDK would send."""
         n = body.get("n")
         if n is not None and n != 1:
             return f'"n": {n!r} asks for several choices; a replay has exactly one'

@@ -9,7 +9,7 @@ the client is gone, its connection is closed.
 
 from __future__ import annotations
 
-import socket
+import contextlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -68,7 +68,7 @@ class GuardedHandler(BaseHTTPRequestHandler):
     def _guarded(self, answer: Any) -> None:
         try:
             answer()
-        except (ConnectionError, socket.timeout):
+        except (TimeoutError, ConnectionError):
             self.close_connection = True  # the client is gone: nobody to answer
         except RecursionError:
             self._fail_once(400, "request body nested too deeply")
@@ -79,7 +79,5 @@ class GuardedHandler(BaseHTTPRequestHandler):
         self.close_connection = True
         if self._began:  # part of an answer is out: closing is the only signal left
             return
-        try:
+        with contextlib.suppress(Exception):  # the client went away while being told
             self.fail(status, message[:500])
-        except Exception:  # noqa: BLE001 - the client went away while being told
-            pass

@@ -11,8 +11,8 @@ token, which the agent's exporter sends in the `x-harness-case` header
 from __future__ import annotations
 
 import gzip
-import string
 import secrets
+import string
 import threading
 import time
 import zlib

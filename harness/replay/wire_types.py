@@ -10,7 +10,7 @@ ones whose type is plain, are declared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -121,18 +121,23 @@ def request_problem(protocol: str, body: Mapping[str, Any]) -> str | None:
 
 def _missing_id(request: msgspec.Struct) -> str | None:
     """A tool result without the id that ties it to its call (each protocol requires it)."""
-    if isinstance(request, _ChatRequest):
-        for index, message in enumerate(request.messages):
-            if message.role == "tool" and message.tool_call_id is None:
-                return f"invalid request: a tool message needs `tool_call_id` - at `$.messages[{index}]`"
-    elif isinstance(request, _ResponsesRequest) and isinstance(request.input, list):
-        for index, item in enumerate(request.input):
-            if item.type in ("function_call", "function_call_output") and item.call_id is None:
-                return f"invalid request: a {item.type} item needs `call_id` - at `$.input[{index}]`"
-    elif isinstance(request, _AnthropicRequest):
-        for index, message in enumerate(request.messages):
-            for place, block in enumerate(message.content if isinstance(message.content, list) else ()):
-                if block.type == "tool_result" and block.tool_use_id is None:
-                    where = f"$.messages[{index}].content[{place}]"
-                    return f"invalid request: a tool_result block needs `tool_use_id` - at `{where}`"
+    for where, needs in _unmatched(request):
+        return f"invalid request: {needs} - at `{where}`"
     return None
+
+
+def _unmatched(request: msgspec.Struct) -> Iterator[tuple[str, str]]:
+    if isinstance(request, _ChatRequest):
+        for i, message in enumerate(request.messages):
+            if message.role == "tool" and message.tool_call_id is None:
+                yield f"$.messages[{i}]", "a tool message needs `tool_call_id`"
+    elif isinstance(request, _ResponsesRequest) and isinstance(request.input, list):
+        for i, item in enumerate(request.input):
+            if item.type in ("function_call", "function_call_output") and item.call_id is None:
+                yield f"$.input[{i}]", f"a {item.type} item needs `call_id`"
+    elif isinstance(request, _AnthropicRequest):
+        for i, turn in enumerate(request.messages):
+            blocks = turn.content if isinstance(turn.content, list) else []
+            for j, block in enumerate(blocks):
+                if block.type == "tool_result" and block.tool_use_id is None:
+                    yield f"$.messages[{i}].content[{j}]", "a tool_result block needs `tool_use_id`"

@@ -31,7 +31,9 @@ def test_an_empty_agent_or_tools_is_refused(
 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "-inf", "0", "-1", "1e300"])
-def test_an_unbounded_case_timeout_is_refused(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unbounded_case_timeout_is_refused(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`--case-timeout inf` would mean no timeout at all: refused, naming the flag."""
     assert main(["run", f"--case-timeout={value}"]) == 2
     err = capsys.readouterr().err
@@ -57,3 +59,22 @@ def test_a_count_past_the_bound_is_refused(
     assert "expected a whole number from 1 to 1000000" in err
     assert len(err.splitlines()) == 1
     assert len(err) < 300
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--suite", "su\x00ite"],
+        ["run", "su\x00ite/a.json"],
+        ["check", "--suite", "su\x00ite"],
+    ],
+    ids=["run-suite", "run-path", "check-suite"],
+)
+def test_a_nul_in_a_suite_path_is_refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A path no system call can open is one line naming the flag, not a ValueError."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "a path cannot contain a NUL character" in err
+    assert len(err.splitlines()) == 1

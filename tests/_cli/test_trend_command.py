@@ -96,12 +96,19 @@ def test_import_refuses_a_key_written_twice(
 
 @pytest.mark.parametrize(
     ("key", "value", "reason"),
-    [("total", 2**70, "Expected `int` <= 9007199254740992 - at `$.total`"),
-     ("duration_s", -5, "Expected `float` >= 0.0 - at `$.duration_s`")],
+    [
+        ("total", 2**70, "Expected `int` <= 9007199254740992 - at `$.total`"),
+        ("duration_s", -5, "Expected `float` >= 0.0 - at `$.duration_s`"),
+    ],
     ids=["count-past-sqlite", "negative-duration"],
 )
 def test_import_refuses_a_number_out_of_bounds(
-    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, value: int, reason: str
+    suite: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    key: str,
+    value: int,
+    reason: str,
 ) -> None:
     """2**70 (past SQLite's integers: an OverflowError traceback) is one line, exit 2."""
     report = tmp_path / "r.json"

@@ -142,7 +142,8 @@ def test_a_history_with_flipped_bits_is_one_line_and_exit_2(
     path.write_bytes(data.replace(b"CREATE TABLE runs", b"CREATE \xff\xfeBLE runs", 1))
     assert main(["trend", "--history", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err == f"harness: {path}: cannot open the history: the file is damaged (SQLite read text that is not UTF-8)\n"
+    damaged = "the file is damaged (SQLite read text that is not UTF-8)"
+    assert err == f"harness: {path}: cannot open the history: {damaged}\n"
 
 
 WRITER = """

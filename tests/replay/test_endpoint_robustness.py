@@ -219,7 +219,11 @@ MALFORMED = [
     (RESPONSES_PATH, b'{"input": [{"type": "function_call_output", "output": "x"}]}', "call_id"),
     (MESSAGES_PATH, b"{}", "missing required field"),
     (MESSAGES_PATH, b"", "request body is empty"),
-    (MESSAGES_PATH, json.dumps({**ANTHROPIC_BASE, "messages": [], "system": 5}).encode(), "$.system"),
+    (
+        MESSAGES_PATH,
+        json.dumps({**ANTHROPIC_BASE, "messages": [], "system": 5}).encode(),
+        "$.system",
+    ),
     (MESSAGES_PATH, b'{"model": "m", "messages": []}', "`max_tokens`"),
     (MESSAGES_PATH, b'{"model": "m", "max_tokens": true, "messages": []}', "$.max_tokens"),
     (

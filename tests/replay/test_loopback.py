@@ -53,7 +53,8 @@ def server() -> Iterator[LoopbackServer]:
 
 def exchange(server: LoopbackServer, path: str) -> bytes:
     finished.clear()
-    with socket.create_connection(server.server_address[:2], timeout=10) as sock:
+    host, port = server.server_address[:2]
+    with socket.create_connection((str(host), port), timeout=10) as sock:
         sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n".encode())
         sock.shutdown(socket.SHUT_WR)
         data = b""

@@ -225,7 +225,9 @@ def raw_exchange(receiver: SpanReceiver, raw: bytes) -> tuple[int, dict[str, Any
     return int(head.split()[1]), json.loads(body)
 
 
-@pytest.mark.parametrize("size", [b"zz", b"-5", b"", b"0x10"], ids=["not-hex", "negative", "empty", "prefixed"])
+@pytest.mark.parametrize(
+    "size", [b"zz", b"-5", b"", b"0x10"], ids=["not-hex", "negative", "empty", "prefixed"]
+)
 def test_a_bad_chunk_size_is_a_400(
     receiver: SpanReceiver, size: bytes, capfd: pytest.CaptureFixture[str]
 ) -> None:

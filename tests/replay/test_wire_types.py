@@ -15,14 +15,68 @@ USER = {"role": "user", "content": "hi"}
     ("protocol", "body"),
     [
         ("chat_completions", {"model": "m", "messages": [USER], "temperature": 0, "x-new": 1}),
-        ("chat_completions", {"model": "m", "messages": [{"role": "tool", "tool_call_id": "c", "content": "r"}]}),
+        (
+            "chat_completions",
+            {"model": "m", "messages": [{"role": "tool", "tool_call_id": "c", "content": "r"}]},
+        ),
         ("responses", {"input": "hi"}),
-        ("responses", {"model": "m", "input": [USER, {"type": "function_call_output", "call_id": "c", "output": "r"}]}),
-        ("responses", {"input": [{"type": "computer_call_output", "call_id": "c", "output": {"type": "computer_screenshot"}}]}),
-        ("anthropic", {"model": "m", "max_tokens": 5, "messages": [USER], "system": [{"type": "text", "text": "s"}]}),
-        ("anthropic", {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": [{"type": "web_search_tool_result", "tool_use_id": "t", "content": {"type": "error"}}]}]}),
+        (
+            "responses",
+            {
+                "model": "m",
+                "input": [USER, {"type": "function_call_output", "call_id": "c", "output": "r"}],
+            },
+        ),
+        (
+            "responses",
+            {
+                "input": [
+                    {
+                        "type": "computer_call_output",
+                        "call_id": "c",
+                        "output": {"type": "computer_screenshot"},
+                    }
+                ]
+            },
+        ),
+        (
+            "anthropic",
+            {
+                "model": "m",
+                "max_tokens": 5,
+                "messages": [USER],
+                "system": [{"type": "text", "text": "s"}],
+            },
+        ),
+        (
+            "anthropic",
+            {
+                "model": "m",
+                "max_tokens": 5,
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "web_search_tool_result",
+                                "tool_use_id": "t",
+                                "content": {"type": "error"},
+                            }
+                        ],
+                    }
+                ],
+            },
+        ),
     ],
-    ids=["chat", "chat-tool", "responses-text", "responses-items", "responses-computer", "anthropic", "anthropic-server-tool"],
+    ids=[
+        "chat",
+        "chat-tool",
+        "responses-text",
+        "responses-items",
+        "responses-computer",
+        "anthropic",
+        "anthropic-server-tool",
+    ],
 )
 def test_what_an_sdk_sends_passes(protocol: str, body: dict[str, Any]) -> None:
     """Unknown keys are the provider's to add; declared ones of the right type pass."""
@@ -33,14 +87,34 @@ def test_what_an_sdk_sends_passes(protocol: str, body: dict[str, Any]) -> None:
     ("protocol", "body", "problem"),
     [
         ("chat_completions", {"messages": [USER]}, "missing required field `model`"),
-        ("chat_completions", {"model": "m", "messages": [{"role": "robot", "content": "x"}]}, "$.messages[0].role"),
+        (
+            "chat_completions",
+            {"model": "m", "messages": [{"role": "robot", "content": "x"}]},
+            "$.messages[0].role",
+        ),
         ("chat_completions", {"model": "m", "messages": [USER], "stream": "yes"}, "$.stream"),
-        ("responses", {"input": [{"type": "function_call", "name": "f", "arguments": "{}"}]}, "$.input[0]"),
+        (
+            "responses",
+            {"input": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
+            "$.input[0]",
+        ),
         ("responses", {"input": "hi", "max_output_tokens": -1}, "$.max_output_tokens"),
         ("anthropic", {"model": "m", "max_tokens": 0, "messages": []}, "$.max_tokens"),
-        ("anthropic", {"model": "m", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]}, "$.messages[0].role"),
+        (
+            "anthropic",
+            {"model": "m", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]},
+            "$.messages[0].role",
+        ),
     ],
-    ids=["chat-model", "chat-role", "chat-stream", "responses-call-id", "responses-negative", "anthropic-zero", "anthropic-role"],
+    ids=[
+        "chat-model",
+        "chat-role",
+        "chat-stream",
+        "responses-call-id",
+        "responses-negative",
+        "anthropic-zero",
+        "anthropic-role",
+    ],
 )
 def test_what_no_sdk_sends_is_named(protocol: str, body: dict[str, Any], problem: str) -> None:
     """The reason names the key and its JSON path."""

@@ -30,12 +30,14 @@ def register(commands: Any) -> None:
     )
     agent = init.add_mutually_exclusive_group()
     agent.add_argument(
-        "--agent", type=non_empty,
+        "--agent",
+        type=non_empty,
         metavar="MODULE:FACTORY",
         help="the project's agent factory (default: none, the reference loop)",
     )
     agent.add_argument(
-        "--agent-command", type=non_empty,
+        "--agent-command",
+        type=non_empty,
         metavar="COMMAND",
         help="an agent in any language, over the replay endpoint (default: none)",
     )

@@ -35,15 +35,22 @@ def register(commands: Any) -> None:
     )
     agent = record.add_mutually_exclusive_group()
     agent.add_argument(
-        "--agent", type=non_empty, metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
+        "--agent",
+        type=non_empty,
+        metavar="MODULE:FACTORY",
+        help="the agent factory (default: config agent)",
     )
     agent.add_argument(
-        "--agent-command", type=non_empty,
+        "--agent-command",
+        type=non_empty,
         metavar="COMMAND",
         help="an agent in any language (default: config agent_command)",
     )
     record.add_argument(
-        "--tools", type=non_empty, metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+        "--tools",
+        type=non_empty,
+        metavar="MODULE:FACTORY",
+        help="the tools factory (default: config tools)",
     )
     record.add_argument(
         "--allow-private",
