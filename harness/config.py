@@ -31,6 +31,10 @@ PATH_KEYS = ("suite_dir", "history")
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 MAX_SECONDS = 1_000_000
 """The longest `case_timeout` (some 11 days): a finite bound every timer can hold."""
+MAX_INT = 2**40
+"""The largest size or count a key takes: more is a typo, and past 2**63 no system call takes it."""
+MAX_MEMORY_MB = 2**30
+"""The largest `agent_memory_mb`: in bytes, still within what `setrlimit` takes."""
 DEFAULT_OUTPUT_LIMIT = 100_000
 """Characters of a case's captured stdout, and of its stderr, kept in the reports."""
 """Keys holding paths, which are relative to the pyproject.toml that sets them."""
@@ -63,17 +67,19 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Seconds a case may run before it errors as hung (finite: `inf` would mean never)."""
     privacy_allow: tuple[str, ...] = ()
     """Domains, IP addresses or networks, and exact strings the privacy lint accepts."""
-    max_fixture_bytes: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_fixture_bytes
+    max_fixture_bytes: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] = (
+        DEFAULT_LIMITS.max_fixture_bytes
+    )
     """A fixture file larger than this is refused before it is read."""
-    max_nesting: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_nesting
+    max_nesting: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] = DEFAULT_LIMITS.max_nesting
     """How deep a call's `arguments` may nest."""
-    max_fixtures: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_fixtures
+    max_fixtures: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] = DEFAULT_LIMITS.max_fixtures
     """A suite with more fixtures than this is refused."""
     follow_external_symlinks: bool = DEFAULT_LIMITS.follow_external_symlinks
     """Whether a fixture may be a symlink to a file outside its suite folder."""
-    max_output_chars: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_OUTPUT_LIMIT
+    max_output_chars: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] = DEFAULT_OUTPUT_LIMIT
     """Characters of a case's captured stdout, and of its stderr, kept; more errors the case."""
-    agent_memory_mb: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    agent_memory_mb: Annotated[int, msgspec.Meta(ge=1, le=MAX_MEMORY_MB)] | None = None
     """The address space a subprocess or supervised agent may use, in MiB (None: no limit)."""
     tool_spans: bool = False
     """Whether wire agents' calls are recorded from the OpenTelemetry spans they export."""
@@ -180,7 +186,8 @@ def _describe(message: str) -> tuple[str, str]:
     elif key == "case_timeout":
         reason = f"must be a finite number of seconds > 0 and <= {MAX_SECONDS}"
     elif key in ("max_output_chars", "agent_memory_mb"):
-        reason = "must be an integer >= 1"
+        top = MAX_MEMORY_MB if key == "agent_memory_mb" else MAX_INT
+        reason = f"must be an integer from 1 to {top}"
     elif key == "tool_spans_grace_s":
         reason = "must be a number of seconds from 0 to 60"
     return (f"{_SECTION}.{key}" if key else _SECTION), reason

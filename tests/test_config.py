@@ -120,11 +120,22 @@ def test_containment_keys_are_read_and_reach_the_setup(tmp_path: Path) -> None:
     assert Config().agent_memory_mb is None
 
 
-@pytest.mark.parametrize("key", ["max_output_chars", "agent_memory_mb"])
-@pytest.mark.parametrize("value", ["0", '"big"'])
-def test_containment_keys_must_be_positive_integers(tmp_path: Path, key: str, value: str) -> None:
-    """A limit of 0 or a non-number is refused, naming the key."""
+@pytest.mark.parametrize(("key", "top"), [("max_output_chars", 2**40), ("agent_memory_mb", 2**30)])
+@pytest.mark.parametrize("value", ["0", '"big"', str(10**20)])
+def test_containment_keys_must_be_positive_integers(
+    tmp_path: Path, key: str, top: int, value: str
+) -> None:
+    """A limit of 0, a non-number or one no system call takes is refused, naming the key."""
     path = pyproject(tmp_path, f"[tool.harness]\n{key} = {value}\n")
     with pytest.raises(ConfigError) as caught:
         load_config(path)
-    assert str(caught.value) == f"{path}: [tool.harness].{key}: must be an integer >= 1"
+    assert str(caught.value) == f"{path}: [tool.harness].{key}: must be an integer from 1 to {top}"
+
+
+@pytest.mark.parametrize("key", ["max_fixture_bytes", "max_nesting", "max_fixtures"])
+def test_size_keys_are_bounded(tmp_path: Path, key: str) -> None:
+    """10**20 is refused with the bound, not carried into a comparison or a system call."""
+    path = pyproject(tmp_path, f"[tool.harness]\n{key} = {10**20}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}: [tool.harness].{key}: expected an integer <= {2**40}"
