@@ -6,7 +6,8 @@ harness shared with it (`harness run | tee log` never ends). On Linux a child th
 the kernel, first thing, to send it SIGKILL when its parent dies (`prctl(PR_SET_PDEATHSIG)`),
 and ends at once if the parent died before it could ask. Elsewhere the check alone is made.
 
-`die_with_parent` is the tie, for any process the harness forks. `forks_are_workers` marks a
+`die_with_parent` is the tie, for any process the harness forks; `tied` is the same for a
+process started with `subprocess` (an agent command). `forks_are_workers` marks a
 block whose forks are bulk workers (the parallel loader's shares, a pool's workers): each ties
 itself, and ends on SIGTERM the default way, without the parent's handler or its traceback.
 """
@@ -17,11 +18,11 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["die_with_parent", "forks_are_workers"]
+__all__ = ["die_with_parent", "forks_are_workers", "tied"]
 
 _PR_SET_PDEATHSIG = 1
 """prctl's option: the signal a process gets when the thread that forked it ends."""
@@ -38,6 +39,15 @@ def die_with_parent(parent: int) -> None:
         libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent:  # orphaned before the tie was made
         os._exit(1)
+
+
+def tied() -> Callable[[], None]:
+    """What a child started with `subprocess` runs before its exec (`preexec_fn`) to die with
+    this process; the C library is loaded here, in the parent, not after the fork."""
+    parent = os.getpid()
+    if sys.platform.startswith("linux"):
+        _libc()
+    return lambda: die_with_parent(parent)
 
 
 @functools.cache

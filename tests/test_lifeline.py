@@ -1,4 +1,4 @@
-"""Lifelines: a harness killed by any signal leaves none of its workers behind."""
+"""Lifelines: a harness killed by any signal leaves none of its workers or agents behind."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.builders import echo_trace
+from tests.conftest import WriteFixture
 
 # A parent that loads in workers (fork_shares, as the suite loader does, or the pool of
 # run_in_workers) whose work blocks: each worker writes its pid, then waits for ever.
@@ -81,3 +84,42 @@ def test_a_child_whose_parent_is_gone_ends_at_once() -> None:
     code = "import os; from harness.lifeline import die_with_parent as tie; "
     code += "tie(os.getppid() + 1_000_000); os._exit(7)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 1
+
+
+HANGING_AGENT = """
+import os, sys, time
+open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+time.sleep(3600)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_no_agent_outlives_a_killed_harness(
+    jobs: str, tmp_path: Path, write_fixture: WriteFixture
+) -> None:
+    """SIGKILL to `harness run` mid-case: each agent command (its own session) ends too."""
+    write_fixture("a.json", echo_trace(model_name="a"))
+    suite = write_fixture("b.json", echo_trace(model_name="b")).parent
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    agent = tmp_path / "agent.py"
+    agent.write_text(HANGING_AGENT)
+    command = f"{sys.executable} {agent} {pids}"
+    argv = ["run", "--suite", str(suite), "--jobs", jobs, "--agent-command", command]
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "harness", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: len(os.listdir(pids)) >= int(jobs), "the agents started")
+        harness.kill()
+        harness.wait()
+        wait_for(lambda: not any(alive(int(n)) for n in os.listdir(pids)), "agents ended")
+    finally:
+        harness.kill()
+        harness.wait()
+        for name in os.listdir(pids):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(name), signal.SIGKILL)

@@ -8,7 +8,9 @@ to stderr is kept and shown if it fails, and handed on to the case's captured st
 
 The agent runs in its own session, so its process group holds it and every process it starts.
 When the case ends, times out or the agent dies, the whole group gets SIGTERM, then SIGKILL
-after a short grace: nothing it started outlives its case. Its stdout is read with a cap per
+after a short grace: nothing it started outlives its case. The agent itself dies with the
+process that started it, whatever signal ends that (`harness.lifeline`), so a harness killed
+mid-case leaves no agent behind. Its stdout is read with a cap per
 line and per case, so an agent that writes without a newline cannot exhaust the harness's
 memory; over either cap the case errors.
 """
@@ -25,6 +27,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from harness.errors import AgentError
+from harness.lifeline import tied
 
 __all__ = [
     "GRACE_S",
@@ -70,7 +73,7 @@ class AgentProcess:
                 env={**os.environ, **env},
                 cwd=cwd,
                 start_new_session=True,
-                preexec_fn=_memory_limit(memory_mb),
+                preexec_fn=_before_exec(memory_mb),
             )
         except OSError as exc:
             self._stderr.close()
@@ -201,11 +204,18 @@ def limit_memory(megabytes: int, *, beyond: int = 0) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _memory_limit(megabytes: int | None) -> Callable[[], None] | None:
-    """What the agent's child runs before exec: its memory limit, if there is one."""
-    if megabytes is None:
-        return None
-    return lambda: limit_memory(megabytes)
+def _before_exec(megabytes: int | None) -> Callable[[], None]:
+    """What the agent's child runs before exec: it dies with this process, whatever signal
+    ends it (an agent in its own session is no one's to end otherwise), and gets its memory
+    limit, if there is one."""
+    tie = tied()
+
+    def prepare() -> None:
+        tie()
+        if megabytes is not None:
+            limit_memory(megabytes)
+
+    return prepare
 
 
 def _write_all(fd: int, data: bytes) -> None:
