@@ -19,6 +19,7 @@ __all__ = [
     "path_arg",
     "positive_int",
     "seconds",
+    "typed",
 ]
 
 README_SECTION = "the CLI section of README.md"
@@ -84,6 +85,15 @@ def seconds(text: str) -> float:
             f"expected a number of seconds > 0 and <= {MAX_SECONDS}, got {text!r}"
         )
     return value
+
+
+def typed(parser: argparse.ArgumentParser) -> None:
+    """Give a command's flags that name an agent, its tools or a suite the types below, which
+    refuse what would silently mean the default (an empty value) or open nothing (a NUL)."""
+    types = {"agent": non_empty, "tools": non_empty, "agent_command": non_empty}
+    types |= {"suite": path_arg, "paths": path_arg}
+    for action in parser._actions:
+        action.type = types.get(action.dest, action.type)
 
 
 def path_arg(text: str) -> str:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from harness._cli.arguments import names, non_empty, path_arg
+from harness._cli.arguments import names, typed
 from harness.config import find_pyproject, load_config
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ def register(commands: Any) -> None:
     check.add_argument(
         "--suite",
         metavar="DIR",
-        type=path_arg,
         action="extend",
         nargs="+",
         help="suite folders (--suite a b, or --suite a --suite b; default: config suite_dir)",
@@ -51,16 +50,10 @@ def register(commands: Any) -> None:
         help="fail fixtures scoring below, 0-1 (default: none)",
     )
     check.add_argument(
-        "--agent",
-        type=non_empty,
-        metavar="MODULE:FACTORY",
-        help="the agent factory (default: config agent)",
+        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
     )
     check.add_argument(
-        "--tools",
-        type=non_empty,
-        metavar="MODULE:FACTORY",
-        help="the tools factory (default: config tools)",
+        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
     )
     check.add_argument(
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
@@ -78,6 +71,7 @@ def register(commands: Any) -> None:
         help="wire agents export tool spans: grade and count argument and success mutants "
         "(default: config tool_spans)",
     )
+    typed(check)
     check.set_defaults(handler=check_command)
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from harness._cli.arguments import non_empty
+from harness._cli.arguments import typed
 
 if TYPE_CHECKING:
     from harness.authoring.scaffold import Outcome, Scaffold
@@ -31,13 +31,11 @@ def register(commands: Any) -> None:
     agent = init.add_mutually_exclusive_group()
     agent.add_argument(
         "--agent",
-        type=non_empty,
         metavar="MODULE:FACTORY",
         help="the project's agent factory (default: none, the reference loop)",
     )
     agent.add_argument(
         "--agent-command",
-        type=non_empty,
         metavar="COMMAND",
         help="an agent in any language, over the replay endpoint (default: none)",
     )
@@ -50,6 +48,7 @@ def register(commands: Any) -> None:
     init.add_argument(
         "--force", action="store_true", help="overwrite files init wrote before (default: off)"
     )
+    typed(init)
     init.set_defaults(handler=init_command)
 
 

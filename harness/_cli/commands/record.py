@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from harness._cli.arguments import non_empty, seconds
+from harness._cli.arguments import seconds, typed
 from harness.config import find_pyproject, load_config
 
 __all__ = ["register"]
@@ -35,22 +35,15 @@ def register(commands: Any) -> None:
     )
     agent = record.add_mutually_exclusive_group()
     agent.add_argument(
-        "--agent",
-        type=non_empty,
-        metavar="MODULE:FACTORY",
-        help="the agent factory (default: config agent)",
+        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
     )
     agent.add_argument(
         "--agent-command",
-        type=non_empty,
         metavar="COMMAND",
         help="an agent in any language (default: config agent_command)",
     )
     record.add_argument(
-        "--tools",
-        type=non_empty,
-        metavar="MODULE:FACTORY",
-        help="the tools factory (default: config tools)",
+        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
     )
     record.add_argument(
         "--allow-private",
@@ -67,6 +60,7 @@ def register(commands: Any) -> None:
     record.add_argument(
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
     )
+    typed(record)
     record.set_defaults(handler=record_command)
 
 

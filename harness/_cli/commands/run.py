@@ -10,17 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from harness._cli import guard
-from harness._cli.arguments import (
-    AUTO_JOBS,
-    EXIT_STATUSES,
-    check_outputs,
-    jobs,
-    names,
-    non_empty,
-    path_arg,
-    seconds,
-)
+from harness._cli import arguments, guard
+from harness._cli.arguments import AUTO_JOBS, check_outputs, jobs, names, seconds
 from harness._cli.baselines import baselines, dumper
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
@@ -48,19 +39,15 @@ def register(commands: Any) -> None:
         "run",
         help="replay a suite and report pass/fail",
         description="Replay a suite's fixtures through the agent and grade them.",
-        epilog=EXIT_STATUSES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
         "paths",
         metavar="PATH",
-        type=path_arg,
         nargs="*",
         help="fixture files or a suite folder to run (default: the whole suite)",
     )
-    run.add_argument(
-        "--suite", metavar="DIR", type=path_arg, help="suite folder (default: config suite_dir)"
-    )
+    run.add_argument("--suite", metavar="DIR", help="suite folder (default: config suite_dir)")
     run.add_argument("--mode", choices=MODES, help="replay or live (default: config mode, replay)")
     run.add_argument(
         "--format",
@@ -84,20 +71,13 @@ def register(commands: Any) -> None:
         help="record the run in the history (default: off; PATH: config history)",
     )
     run.add_argument(
-        "--agent",
-        type=non_empty,
-        metavar="MODULE:FACTORY",
-        help="the agent factory (default: config agent)",
+        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
     )
     run.add_argument(
-        "--tools",
-        type=non_empty,
-        metavar="MODULE:FACTORY",
-        help="the tools factory (default: config tools)",
+        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
     )
     run.add_argument(
         "--agent-command",
-        type=non_empty,
         metavar="COMMAND",
         help="an agent in any language, over the endpoint (default: config agent_command)",
     )
@@ -185,6 +165,7 @@ def register(commands: Any) -> None:
         metavar="PATH",
         help="write this run's per-case verdicts to PATH (default: none)",
     )
+    arguments.typed(run)
     run.set_defaults(handler=run_command)
 
 
