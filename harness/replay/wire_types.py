@@ -28,8 +28,32 @@ class _Sampling(msgspec.Struct, kw_only=True):
     stream: bool | None = None
     temperature: float | None = None
     top_p: float | None = None
-    tools: list[_Object] | None = None
     metadata: _Object | None = None
+
+
+class _FunctionDefinition(msgspec.Struct, kw_only=True):
+    """A function tool: the `function` of a Chat tool, or a Responses tool itself."""
+
+    name: str
+    description: str | None = None
+    parameters: _Object | None = None
+    strict: bool | None = None
+
+
+class _FunctionCall(msgspec.Struct, kw_only=True):
+    name: str
+    arguments: str
+
+
+class _ChatTool(msgspec.Struct, kw_only=True):
+    type: str
+    function: _FunctionDefinition | None = None  # absent from a custom tool
+
+
+class _ChatToolCall(msgspec.Struct, kw_only=True):
+    id: str
+    type: str | None = None
+    function: _FunctionCall | None = None  # absent from a custom tool's call
 
 
 class _ChatMessage(msgspec.Struct, kw_only=True):
@@ -37,12 +61,13 @@ class _ChatMessage(msgspec.Struct, kw_only=True):
     content: str | _Parts | None = None
     name: str | None = None
     tool_call_id: str | None = None
-    tool_calls: list[_Object] | None = None
+    tool_calls: list[_ChatToolCall] | None = None
 
 
 class _ChatRequest(_Sampling, kw_only=True):
     model: str
     messages: list[_ChatMessage]
+    tools: list[_ChatTool] | None = None
     n: _Count | None = None
     max_tokens: _Count | None = None
     max_completion_tokens: _Count | None = None
@@ -65,8 +90,17 @@ class _ResponsesItem(msgspec.Struct, kw_only=True):
     output: str | _Parts | _Object | None = None  # an object: a computer call's screenshot
 
 
+class _ResponsesTool(msgspec.Struct, kw_only=True):
+    type: str
+    name: str | None = None  # a function tool's; built-in tools have none
+    description: str | None = None
+    parameters: _Object | None = None
+    strict: bool | None = None
+
+
 class _ResponsesRequest(_Sampling, kw_only=True):
     input: str | list[_ResponsesItem]
+    tools: list[_ResponsesTool] | None = None
     model: str | None = None
     instructions: str | None = None
     max_output_tokens: _Count | None = None
@@ -93,10 +127,18 @@ class _AnthropicMessage(msgspec.Struct, kw_only=True):
     content: str | list[_AnthropicBlock]
 
 
+class _AnthropicTool(msgspec.Struct, kw_only=True):
+    name: str  # every tool has one, server tools too
+    type: str | None = None
+    description: str | None = None
+    input_schema: _Object | None = None
+
+
 class _AnthropicRequest(_Sampling, kw_only=True):
     model: str
     max_tokens: Annotated[int, msgspec.Meta(ge=1, le=2**31)]
     messages: list[_AnthropicMessage]
+    tools: list[_AnthropicTool] | None = None
     system: str | _Parts | None = None
     top_k: _Count | None = None
     stop_sequences: list[str] | None = None

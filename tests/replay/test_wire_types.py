@@ -83,6 +83,68 @@ def test_what_an_sdk_sends_passes(protocol: str, body: dict[str, Any]) -> None:
     assert request_problem(protocol, body) is None
 
 
+TOOL_TYPES = [
+    (
+        "chat_completions",
+        {"tools": [{"type": "function", "function": {"name": 5}}]},
+        "$.tools[0].function.name",
+    ),
+    (
+        "chat_completions",
+        {
+            "messages": [
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {"id": "c", "type": "function", "function": {"name": "f", "arguments": {}}}
+                    ],
+                }
+            ]
+        },
+        "$.messages[0].tool_calls[0].function.arguments",
+    ),
+    (
+        "responses",
+        {"tools": [{"type": "function", "name": "f", "parameters": "x"}]},
+        "$.tools[0].parameters",
+    ),
+    ("anthropic", {"tools": [{"description": "no name"}]}, "$.tools[0]"),
+]
+BASES: dict[str, dict[str, Any]] = {
+    "chat_completions": {"model": "m", "messages": [USER]},
+    "responses": {"input": "hi"},
+    "anthropic": {"model": "m", "max_tokens": 5, "messages": [USER]},
+}
+
+
+@pytest.mark.parametrize(
+    ("protocol", "extra", "problem"),
+    TOOL_TYPES,
+    ids=["chat-tool-name", "chat-call-arguments", "responses-parameters", "anthropic-no-name"],
+)
+def test_tools_and_calls_of_the_wrong_type_are_named(
+    protocol: str, extra: dict[str, Any], problem: str
+) -> None:
+    """Tool definitions and scripted calls sent back are typed as the SDKs type them."""
+    found = request_problem(protocol, {**BASES[protocol], **extra})
+    assert found is not None
+    assert problem in found
+
+
+@pytest.mark.parametrize("protocol", list(BASES))
+def test_tools_as_the_sdks_send_them_pass(protocol: str) -> None:
+    """A function tool in each protocol's own shape, and a built-in tool, pass."""
+    tools = {
+        "chat_completions": [{"type": "function", "function": {"name": "f", "parameters": {}}}],
+        "responses": [{"type": "function", "name": "f", "parameters": {}}, {"type": "web_search"}],
+        "anthropic": [
+            {"name": "f", "input_schema": {}},
+            {"type": "web_search_20250305", "name": "web_search"},
+        ],
+    }[protocol]
+    assert request_problem(protocol, {**BASES[protocol], "tools": tools}) is None
+
+
 @pytest.mark.parametrize(
     ("protocol", "body", "problem"),
     [
