@@ -13,7 +13,8 @@ it and how its process died. Its neighbours get their real results; the chunks a
 to a full pool. A crash costs a few process starts, never one per item, and no traceback:
 the broken pool ends its other workers with SIGTERM, and a forked worker would inherit the
 parent's SIGTERM handler and print one as it stops, so each process forked here restores
-the default (a quiet end) before it runs any code.
+the default (a quiet end) before it runs any code. Every worker dies with this process,
+whatever signal ends it (`harness.lifeline`): none is left blocked on a pipe.
 
 `fork_shares` cuts the items in contiguous shares: the parent works on the first while
 forked children work on the others and hand their results back as msgpack.
@@ -39,6 +40,8 @@ from typing import IO, TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import msgspec
 
+from harness.lifeline import die_with_parent, forks_are_workers
+
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -60,30 +63,6 @@ _items: Sequence[Any] = ()
 """The parent's items, for forked workers (chunks then travel as ranges only)."""
 _decode_items: Callable[[bytes], list[Any]] | None = None
 """How a chunk arrives in a worker that was not forked."""
-
-
-_forking = False
-"""Whether a process forked now is one of ours (a worker or a share's child)."""
-
-
-def _quiet_stop_in_child() -> None:
-    """In a worker just forked: SIGTERM ends it the default way, without a traceback."""
-    if _forking:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_quiet_stop_in_child)
-
-
-@contextmanager
-def _forks_are_workers() -> Iterator[None]:
-    global _forking
-    previous, _forking = _forking, True
-    try:
-        yield
-    finally:
-        _forking = previous
 
 
 def cpu_count() -> int:
@@ -130,7 +109,7 @@ def run_in_workers(
     recovery = _Recovery(items, (task, state, item_type), decode_results, crashed, describe)
     try:
         chunks = _chunks(len(items), jobs)
-        with _forks_are_workers():
+        with forks_are_workers():
             while chunks:
                 chunks = yield from _run_chunks(jobs, chunks, recovery)
     finally:
@@ -163,7 +142,7 @@ def fork_shares(
     try:
         for share in shares[1:]:
             try:
-                with _forks_are_workers():
+                with forks_are_workers():
                     children.append(_fork_share(work, items[share.start : share.stop]))
             except OSError:  # no process or temp file to be had: work serially
                 return None
@@ -290,6 +269,7 @@ def _pool(initargs: tuple[Any, Any, Any], jobs: int, forked: bool) -> ProcessPoo
 
 def _initialize(task: Callable[[Any, Any], Any], state: Any, item_type: type[Any]) -> None:
     global _task, _state, _decode_items
+    die_with_parent(os.getppid())  # a spawned worker: tied to the process that started it
     _task, _state = task, state
     _decode_items = msgspec.msgpack.Decoder(list[item_type]).decode  # type: ignore[valid-type]
 

@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_HISTORY",
     "DEFAULT_OUTPUT_LIMIT",
     "DEFAULT_SUITE_DIR",
+    "MAX_SECONDS",
     "MODES",
     "Config",
     "find_pyproject",
@@ -28,6 +29,12 @@ Mode = Literal["replay", "live"]
 _SECTION = "[tool.harness]"
 PATH_KEYS = ("suite_dir", "history")
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+MAX_SECONDS = 1_000_000
+"""The longest `case_timeout` (some 11 days): a finite bound every timer can hold."""
+MAX_INT = 2**40
+"""The largest size or count a key takes: more is a typo, and past 2**63 no system call takes it."""
+MAX_MEMORY_MB = 2**30
+"""The largest `agent_memory_mb`: in bytes, still within what `setrlimit` takes."""
 DEFAULT_OUTPUT_LIMIT = 100_000
 """Characters of a case's captured stdout, and of its stderr, kept in the reports."""
 """Keys holding paths, which are relative to the pyproject.toml that sets them."""
@@ -58,21 +65,23 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     only the tools they script."""
     default_tools: bool = True
     """Whether the built-in `echo` stays registered beside the project's tools."""
-    case_timeout: Annotated[float, msgspec.Meta(gt=0)] = 60.0
-    """Seconds a case may run before it errors as hung."""
+    case_timeout: Annotated[float, msgspec.Meta(gt=0, le=MAX_SECONDS)] = 60.0
+    """Seconds a case may run before it errors as hung (finite: `inf` would mean never)."""
     privacy_allow: tuple[str, ...] = ()
     """Domains, IP addresses or networks, and exact strings the privacy lint accepts."""
-    max_fixture_bytes: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_fixture_bytes
+    max_fixture_bytes: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] = (
+        DEFAULT_LIMITS.max_fixture_bytes
+    )
     """A fixture file larger than this is refused before it is read."""
-    max_nesting: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_nesting
+    max_nesting: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] = DEFAULT_LIMITS.max_nesting
     """How deep a call's `arguments` may nest."""
-    max_fixtures: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_LIMITS.max_fixtures
+    max_fixtures: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] = DEFAULT_LIMITS.max_fixtures
     """A suite with more fixtures than this is refused."""
     follow_external_symlinks: bool = DEFAULT_LIMITS.follow_external_symlinks
     """Whether a fixture may be a symlink to a file outside its suite folder."""
-    max_output_chars: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_OUTPUT_LIMIT
+    max_output_chars: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] = DEFAULT_OUTPUT_LIMIT
     """Characters of a case's captured stdout, and of its stderr, kept; more errors the case."""
-    agent_memory_mb: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    agent_memory_mb: Annotated[int, msgspec.Meta(ge=1, le=MAX_MEMORY_MB)] | None = None
     """The address space a subprocess or supervised agent may use, in MiB (None: no limit)."""
     tool_spans: bool = False
     """Whether wire agents' calls are recorded from the OpenTelemetry spans they export."""
@@ -121,12 +130,23 @@ def load_config(path: str | None = None) -> Config:
     except msgspec.ValidationError as exc:
         key, reason = _describe(str(exc))
         raise ConfigError(path, key, reason) from None
-    for key in PATH_KEYS:
-        if not getattr(config, key).strip():
-            raise ConfigError(path, f"{_SECTION}.{key}", "must not be empty")
+    _check_strings(path, config)
     root = os.path.dirname(os.path.abspath(path))
     resolved = {key: os.path.relpath(os.path.join(root, getattr(config, key))) for key in PATH_KEYS}
     return msgspec.structs.replace(config, **resolved)
+
+
+def _check_strings(path: str, config: Config) -> None:
+    """Refuse an empty path or command, and a NUL in any string (no path or argv holds one)."""
+    for key in Config.__struct_fields__:
+        value = getattr(config, key)
+        for text in value if isinstance(value, tuple) else (value,):
+            if isinstance(text, str) and "\x00" in text:
+                raise ConfigError(path, f"{_SECTION}.{key}", "must not contain a NUL character")
+    for key in (*PATH_KEYS, "agent_command", "agent", "tools"):
+        value = getattr(config, key)
+        if value is not None and not value.strip():
+            raise ConfigError(path, f"{_SECTION}.{key}", "must not be empty")
 
 
 def _section(path: str) -> dict[str, Any]:
@@ -166,9 +186,10 @@ def _describe(message: str) -> tuple[str, str]:
     elif key == "mode":
         reason = f"must be one of {', '.join(map(repr, MODES))}"
     elif key == "case_timeout":
-        reason = "must be a number of seconds > 0"
+        reason = f"must be a finite number of seconds > 0 and <= {MAX_SECONDS}"
     elif key in ("max_output_chars", "agent_memory_mb"):
-        reason = "must be an integer >= 1"
+        top = MAX_MEMORY_MB if key == "agent_memory_mb" else MAX_INT
+        reason = f"must be an integer from 1 to {top}"
     elif key == "tool_spans_grace_s":
         reason = "must be a number of seconds from 0 to 60"
     return (f"{_SECTION}.{key}" if key else _SECTION), reason

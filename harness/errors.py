@@ -11,7 +11,7 @@ Every error the harness raises on purpose derives from `HarnessError`::
     ├── HistoryError             the run history cannot be read or written: `.path`
     ├── UnreadableFile           a file named by the user is not one to read: `.path`, `.reason`
     ├── MergeError               shard reports that cannot be merged into one: `.path`
-    ├── WireRequestError         a request the replay endpoint answers with a 400 (never leaves it)
+    ├── WireRequestError         a request the replay endpoint answers with a 4xx (never leaves it)
     └── CaseError                one case's run went wrong; the case errors, the suite goes on
         ├── ReplayError          the trace and the agent disagree on the LLM round trips
         ├── AgentError           the agent loop refused a turn or gave up on it
@@ -149,7 +149,15 @@ class CaseTimeout(CaseError):
 
 
 class WireRequestError(HarnessError):
-    """A request to the replay endpoint is refused with a 400 whose message is this error's."""
+    """A request to the replay endpoint is refused with a 4xx whose message is this error's.
+
+    Attributes:
+        status: The HTTP status it is answered with (400, or 411 for a body of no length).
+    """
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        self.status = status
+        super().__init__(message)
 
 
 class MergeError(HarnessError):

@@ -61,6 +61,28 @@ def test_keys_are_read_and_suite_dir_is_relative_to_the_file(tmp_path: Path) -> 
             "[tool.harness].tool_spans_grace_s: must be a number of seconds from 0 to 60",
             id="bad-grace",
         ),
+        *(
+            pytest.param(
+                f"[tool.harness]\ncase_timeout = {value}\n",
+                "[tool.harness].case_timeout: must be a finite number of seconds > 0 and <= ",
+                id=f"timeout-{value}",
+            )
+            for value in ("inf", "nan", "-inf", "-1", "0", "1e300")
+        ),
+        *(
+            pytest.param(
+                f'[tool.harness]\n{key} = "{value}"\n',
+                f"[tool.harness].{key}: must not {reason}",
+                id=f"{key}-{reason.split()[0]}",
+            )
+            for key, value, reason in (
+                ("suite_dir", "su\\u0000ite", "contain a NUL character"),
+                ("history", "h\\u0000", "contain a NUL character"),
+                ("agent_command", "", "be empty"),
+                ("agent_command", "  ", "be empty"),
+                ("agent", "", "be empty"),
+            )
+        ),
         pytest.param("[tool]\nharness = 1\n", "[tool.harness]: must be a table", id="not-a-table"),
         pytest.param("[tool.harness\n", "invalid TOML: ", id="bad-toml"),
     ],
@@ -98,11 +120,22 @@ def test_containment_keys_are_read_and_reach_the_setup(tmp_path: Path) -> None:
     assert Config().agent_memory_mb is None
 
 
-@pytest.mark.parametrize("key", ["max_output_chars", "agent_memory_mb"])
-@pytest.mark.parametrize("value", ["0", '"big"'])
-def test_containment_keys_must_be_positive_integers(tmp_path: Path, key: str, value: str) -> None:
-    """A limit of 0 or a non-number is refused, naming the key."""
+@pytest.mark.parametrize(("key", "top"), [("max_output_chars", 2**40), ("agent_memory_mb", 2**30)])
+@pytest.mark.parametrize("value", ["0", '"big"', str(10**20)])
+def test_containment_keys_must_be_positive_integers(
+    tmp_path: Path, key: str, top: int, value: str
+) -> None:
+    """A limit of 0, a non-number or one no system call takes is refused, naming the key."""
     path = pyproject(tmp_path, f"[tool.harness]\n{key} = {value}\n")
     with pytest.raises(ConfigError) as caught:
         load_config(path)
-    assert str(caught.value) == f"{path}: [tool.harness].{key}: must be an integer >= 1"
+    assert str(caught.value) == f"{path}: [tool.harness].{key}: must be an integer from 1 to {top}"
+
+
+@pytest.mark.parametrize("key", ["max_fixture_bytes", "max_nesting", "max_fixtures"])
+def test_size_keys_are_bounded(tmp_path: Path, key: str) -> None:
+    """10**20 is refused with the bound, not carried into a comparison or a system call."""
+    path = pyproject(tmp_path, f"[tool.harness]\n{key} = {10**20}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}: [tool.harness].{key}: expected an integer <= {2**40}"

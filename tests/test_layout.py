@@ -30,8 +30,13 @@ GROUND = {
     "credentials",
     "chat_format",
     "files",
+    "lifeline",
 }
-GROUND_MAY_IMPORT = {"chat_format": {"harness.messages"}, "files": {"harness.errors"}}
+GROUND_MAY_IMPORT = {
+    "chat_format": {"harness.messages"},
+    "files": {"harness.errors"},
+    "_parallel": {"harness.lifeline"},
+}
 RANK = {
     "fixtures": 1,
     "replay": 2,

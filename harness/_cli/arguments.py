@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 
 from harness.errors import UsageError
@@ -11,12 +10,16 @@ from harness.errors import UsageError
 __all__ = [
     "AUTO_JOBS",
     "EXIT_STATUSES",
+    "MAX_COUNT",
     "README_SECTION",
     "check_outputs",
     "jobs",
     "names",
+    "non_empty",
+    "path_arg",
     "positive_int",
     "seconds",
+    "typed",
 ]
 
 README_SECTION = "docs/cli.md, the command line"
@@ -35,14 +38,21 @@ Reference: {README_SECTION}."""
 """The epilog of `harness --help` and of each subcommand's help."""
 
 
+MAX_COUNT = 1_000_000
+"""The largest count a flag takes (`--last`, `--jobs`): beyond it, a typo, and past 2**63 more
+than SQLite can hold."""
+
+
 def positive_int(text: str) -> int:
-    """A whole number >= 1."""
+    """A whole number from 1 to `MAX_COUNT`."""
     try:
         value = int(text)
-    except ValueError:
+    except ValueError:  # also a number of more digits than int() reads
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 1 to {MAX_COUNT}, got {text[:40]!r}"
+        )
     return value
 
 
@@ -51,26 +61,56 @@ AUTO_JOBS = 0
 
 
 def jobs(text: str) -> int:
-    """A whole number >= 1, or `auto` (0): workers where they can win, one per core."""
+    """A whole number from 1 to `MAX_COUNT`, or `auto` (0): workers where they win, one a core."""
     if text.strip() == "auto":
         return AUTO_JOBS
     try:
         return positive_int(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"expected a whole number >= 1 or auto, got {text!r}"
+            f"expected a whole number from 1 to {MAX_COUNT}, or auto, got {text[:40]!r}"
         ) from None
 
 
 def seconds(text: str) -> float:
-    """A finite number of seconds > 0."""
+    """A finite number of seconds > 0 (at most `MAX_SECONDS`: a bound every timer holds)."""
+    from harness.config import MAX_SECONDS
+
     try:
         value = float(text)
     except ValueError:
         value = 0.0
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    if not 0 < value <= MAX_SECONDS:  # nan and inf fail this too
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds > 0 and <= {MAX_SECONDS}, got {text!r}"
+        )
     return value
+
+
+def typed(parser: argparse.ArgumentParser) -> None:
+    """Give a command's flags that name an agent, its tools or a suite the types below, which
+    refuse what would silently mean the default (an empty value) or open nothing (a NUL)."""
+    types = {"agent": non_empty, "tools": non_empty, "agent_command": non_empty}
+    types |= {"suite": path_arg, "paths": path_arg}
+    for action in parser._actions:
+        action.type = types.get(action.dest, action.type)
+
+
+def path_arg(text: str) -> str:
+    """A file or folder path: no NUL (no system call takes one, so nothing could open it)."""
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: a path cannot contain a NUL character")
+    return text
+
+
+def non_empty(text: str) -> str:
+    """A value that names something (a command, a factory): empty, it would silently mean
+    the default (an unset variable in CI), so it is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a value, got an empty string")
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError("expected a value without a NUL character")
+    return text
 
 
 def names(text: str) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ import msgspec
 
 from harness.errors import HistoryError
 
-__all__ = ["cause", "check_is_file", "wrong_type"]
+__all__ = ["DAMAGE", "cause", "check_is_file", "wrong_type"]
 
 
 def wrong_type(
@@ -46,12 +46,19 @@ def check_is_file(path: str) -> None:
         raise HistoryError(path, f"cannot open the history: it is {kind}")
 
 
-def cause(exc: sqlite3.Error, path: str) -> str:
+DAMAGE = (sqlite3.Error, UnicodeDecodeError)
+"""What SQLite raises for a history it cannot use: its own errors, and, for a file with
+flipped bits, text (a schema, an error message) that is not UTF-8."""
+
+
+def cause(exc: sqlite3.Error | UnicodeDecodeError, path: str) -> str:
     """What went wrong, in words: SQLite's message, and for a failed write its likely cause.
 
     SQLite reports a full disk and a file over the size limit as an I/O error or a full
     database; the disk's free space and the process's limit tell them apart.
     """
+    if isinstance(exc, UnicodeDecodeError):
+        return "the file is damaged (SQLite read text that is not UTF-8)"
     name = getattr(exc, "sqlite_errorname", "")
     if name != "SQLITE_FULL" and not name.startswith("SQLITE_IOERR"):
         return str(exc)

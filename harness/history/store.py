@@ -29,7 +29,8 @@ from typing import Any, TypeVar
 import msgspec
 
 from harness.errors import HistoryError
-from harness.history.failures import cause, check_is_file, wrong_type
+from harness.fixtures.duplicates import duplicate_key
+from harness.history.failures import DAMAGE, cause, check_is_file, wrong_type
 from harness.reports.document import ReportDocument, decode_document
 
 __all__ = ["CaseRow", "History", "RunRow", "run_id_of"]
@@ -126,7 +127,7 @@ class History:
             folder = os.path.dirname(os.path.abspath(path))
             os.makedirs(folder, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        except sqlite3.Error as exc:
+        except DAMAGE as exc:
             raise HistoryError(path, f"cannot open the history: {cause(exc, path)}") from None
         except OSError as exc:
             raise HistoryError(path, f"cannot open the history: {exc.strerror or exc}") from None
@@ -135,7 +136,7 @@ class History:
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
             self._check_tables()
-        except sqlite3.Error as exc:
+        except DAMAGE as exc:
             self._db.close()
             raise HistoryError(path, f"cannot open the history: {cause(exc, path)}") from None
         except BaseException:
@@ -199,9 +200,14 @@ class History:
         """The report a JSON artifact holds.
 
         Raises:
-            HistoryError: The artifact is not a harness JSON report this version can read.
+            HistoryError: The artifact is not a harness JSON report this version can read, or
+                writes a key twice (a decoder keeps only the last: an edited verdict).
         """
-        return decode_document(artifact, source or self.path, HistoryError)
+        document = decode_document(artifact, source or self.path, HistoryError)
+        repeat = duplicate_key(artifact, document)
+        if repeat is not None:
+            raise HistoryError(source or self.path, f"{repeat[0]}: {repeat[1]}")
+        return document
 
     def record_artifact(self, artifact: bytes, source: str | None = None) -> bool:
         """Record the run a JSON artifact describes; False when it was already recorded.
@@ -275,7 +281,7 @@ class History:
             except BaseException:
                 self._rollback()
                 raise
-        except sqlite3.Error as exc:
+        except DAMAGE as exc:
             raise HistoryError(
                 self.path, f"cannot record the run: {cause(exc, self.path)}"
             ) from None
@@ -316,7 +322,7 @@ class History:
         try:
             rows: list[tuple[Any, ...]] = self._db.execute(sql, tuple(parameters)).fetchall()
             return rows
-        except sqlite3.Error as exc:
+        except DAMAGE as exc:
             raise HistoryError(
                 self.path, f"cannot read the history: {cause(exc, self.path)}"
             ) from None

@@ -31,6 +31,7 @@ import msgspec
 
 from harness.errors import ConfigError
 from harness.grading.result import Grader
+from harness.lifeline import die_with_parent
 
 __all__ = ["Loaded", "PluginPath", "Plugins", "isolated", "load_plugins", "quiet_stdout"]
 
@@ -177,10 +178,12 @@ def isolated(
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller's stack
         try:
             os.close(read_end)
+            die_with_parent(parent)
             _child(plugins, work, write_end)
         finally:
             os._exit(0)

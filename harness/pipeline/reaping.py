@@ -17,26 +17,25 @@ import sys
 import time
 from collections.abc import Collection
 
+from harness.lifeline import die_with_parent
+
 __all__ = ["GRACE_S", "adopt_orphans", "descendants", "end_descendants"]
 
 GRACE_S = 1.0
 """Seconds a descendant has to exit after SIGTERM before it gets SIGKILL."""
-_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def adopt_orphans() -> None:
-    """Make this process the subreaper of its descendants, and die with its parent (Linux)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
+def adopt_orphans(parent: int | None = None) -> None:
+    """Make this process the subreaper of its descendants (Linux), and die with `parent`
+    (default: the current parent; pass the pid taken before the fork, so that a parent that
+    died in between is noticed)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    except (OSError, AttributeError):  # no prctl: orphans go to init, as elsewhere
-        return
+        with contextlib.suppress(OSError, AttributeError):  # no prctl: orphans go to init
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    die_with_parent(os.getppid() if parent is None else parent)
 
 
 def end_descendants(grace: float = GRACE_S, spare: Collection[int] = ()) -> None:

@@ -195,12 +195,13 @@ class _Worker:
 
         ours, theirs = Pipe()
         _flush_stdio()  # or the child would write the parent's buffered output again
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the worker: never returns into the caller's stack
             status = 1
             try:
                 ours.close()
-                _serve(theirs, self._cases, self._setup, self._task)
+                _serve(theirs, self._cases, self._setup, self._task, parent)
                 status = 0
             finally:
                 os._exit(status)
@@ -234,6 +235,7 @@ def _serve(
     cases: Sequence[Listed],
     setup: Setup,
     task: Task | None,
+    parent: int,
 ) -> None:
     """The worker's loop: run the case asked for, answer with its report, until told to stop."""
     os.setsid()  # its own session and group: terminal signals go to the harness alone
@@ -244,7 +246,7 @@ def _serve(
     # make cycles: collect here, leaving the heap inherited from the harness frozen, unscanned.
     gc.freeze()
     gc.enable()
-    adopt_orphans()
+    adopt_orphans(parent)  # and die with the harness, even if it died before this line
     quiet_stdout()  # what the project's code prints never reaches the harness's stdout
     try:
         setup = msgspec.structs.replace(setup.loaded(), in_worker=True)

@@ -24,6 +24,7 @@ from harness.replay.protocol import (
     WireResult,
     stream_options_problem,
 )
+from harness.replay.wire_types import request_problem
 
 __all__ = ["ANTHROPIC"]
 
@@ -43,8 +44,8 @@ class Anthropic:
     done_marker = False
 
     def problem(self, body: Mapping[str, Any]) -> str | None:
-        """Only a non-object `stream_options` (Anthropic has no sampling of several replies)."""
-        return stream_options_problem(body)
+        """A request its SDK would not send, or a non-object `stream_options`."""
+        return stream_options_problem(body) or request_problem(self.name, body)
 
     def results(self, body: Mapping[str, Any]) -> Iterator[WireResult]:
         """Each `tool_result` block of the user messages."""
@@ -114,7 +115,7 @@ class Anthropic:
 
     def error(self, status: int, message: str, code: str) -> Any:
         """An Anthropic error body."""
-        kind = _ERROR_TYPES.get(status, "api_error")
+        kind = _ERROR_TYPES.get(status, "invalid_request_error" if status < 500 else "api_error")
         return {"type": "error", "error": {"type": kind, "message": message, "code": code}}
 
 

@@ -25,6 +25,7 @@ from harness.replay.protocol import (
     WireResult,
     stream_options_problem,
 )
+from harness.replay.wire_types import request_problem
 
 __all__ = ["CHAT_COMPLETIONS", "openai_error"]
 
@@ -37,13 +38,13 @@ class ChatCompletions:
     done_marker = True
 
     def problem(self, body: Mapping[str, Any]) -> str | None:
-        """`n` above 1 and log probabilities cannot be replayed: one script, no logprobs."""
+        """`n` above 1 and log probabilities (not replayable); a request no SDK would send."""
         n = body.get("n")
         if n is not None and n != 1:
             return f'"n": {n!r} asks for several choices; a replay has exactly one'
         if body.get("logprobs") or body.get("top_logprobs"):
             return '"logprobs" cannot be replayed: the script has no token probabilities'
-        return stream_options_problem(body)
+        return stream_options_problem(body) or request_problem(self.name, body)
 
     def results(self, body: Mapping[str, Any]) -> Iterator[WireResult]:
         """Each `role: tool` message of the history."""

@@ -12,9 +12,12 @@ for its life, under which the case it is playing now is served. Routes ignore th
 - `GET /v1/models` lists the one replay model.
 
 The HTTP is made robust against what agents (and attackers) send: chunked bodies are read
-whole; a body that is not JSON, is over the limit, or has a bad `Content-Length` is a 400
-naming the problem; a parameter the replay cannot honour (`n > 1`, logprobs,
+whole; a body that is empty, not JSON, nested too deeply, over the limit, or has a bad
+`Content-Length` is a 400 naming the problem (no `Content-Length` and no chunking: a 411); a
+request its protocol's SDK would not send (a required key missing, a key of the wrong type:
+`harness.replay.wire_types`) or a parameter the replay cannot honour (`n > 1`, logprobs,
 `previous_response_id`, a non-object `stream_options`) is a 400 before any reply is used up;
+a failure of the harness itself is a 500 in the protocol's shape, never a traceback;
 an unknown path is a 404 in the protocol's error shape; idle sockets time out, so slow
 clients cannot hold threads forever; a bare HTTP/0.9 request line gets a 400 and is closed.
 Replayed errors carry `x-should-retry: false`, so no client retries into the script.
@@ -26,7 +29,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,6 +37,7 @@ from harness.errors import WireRequestError
 from harness.messages import ModelReply, Observer
 from harness.replay.anthropic import ANTHROPIC
 from harness.replay.chat_completions import CHAT_COMPLETIONS
+from harness.replay.loopback import GuardedHandler, LoopbackServer
 from harness.replay.protocol import MODEL_ID, ROUTES, WireProtocol
 from harness.replay.responses import RESPONSES
 from harness.replay.session import ReplySource, RequestGuard, WireSession
@@ -65,8 +69,7 @@ class ReplayServer:
         self._sessions: dict[str, WireSession] = {}
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"server_state": self, "timeout": read_timeout})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
+        self._httpd = LoopbackServer(handler)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, name="harness-wire", daemon=True
         )
@@ -147,15 +150,12 @@ def shared_server() -> ReplayServer:
         return _shared
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(GuardedHandler):
     server_state: ReplayServer
     raw_requestline: bytes
     server_version = "harness-replay"
     protocol_version = "HTTP/1.1"  # keep-alive, as every client expects
     default_request_version = "HTTP/1.0"  # a malformed request line still gets a status line
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: the report is the log."""
 
     def parse_request(self) -> bool:
         """Refuse a bare HTTP/0.9 line (no version) with a 400 and close."""
@@ -169,14 +169,19 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return super().parse_request()
 
-    def do_GET(self) -> None:
+    def fail(self, status: int, message: str) -> None:
+        """An error in the shape of the protocol the request speaks."""
+        path = urlsplit(getattr(self, "path", "")).path.rstrip("/")
+        self._error(_ROUTES.get(path) or _guess(self), status, message, "harness_error")
+
+    def get(self) -> None:
         if urlsplit(self.path).path.rstrip("/") in ("/v1/models", "/models"):
             model = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "harness"}
             self._json(200, {"object": "list", "data": [model]})
         else:
             self._no_route(None)
 
-    def do_POST(self) -> None:
+    def post(self) -> None:
         path = urlsplit(self.path).path
         protocol = _ROUTES.get(path.rstrip("/"))
         session = self.server_state.find(_api_key(self))
@@ -185,8 +190,8 @@ class _Handler(BaseHTTPRequestHandler):
         except WireRequestError as exc:
             self.close_connection = True  # the rest of the body, if any, is never read
             if session is not None:
-                session.keep(path, 400, None)
-            self._error(protocol or _guess(self), 400, str(exc), "invalid_request")
+                session.keep(path, exc.status, None)
+            self._error(protocol or _guess(self), exc.status, str(exc), "invalid_request")
             return
         if session is None:
             sole = self.server_state.only()
@@ -224,10 +229,14 @@ class _Handler(BaseHTTPRequestHandler):
             raw = self._chunked()
         else:
             raw = self.rfile.read(_length(self.headers.get("Content-Length")))
+        if not raw.strip():
+            raise WireRequestError("request body is empty: send the request as a JSON object")
         try:
-            body = json.loads(raw or b"{}")
+            body = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise WireRequestError(f"request body is not JSON: {exc}") from None
+        except RecursionError:
+            raise WireRequestError("request body is nested too deeply") from None
         if not isinstance(body, dict):
             raise WireRequestError("request body must be a JSON object")
         return body
@@ -286,7 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
 def _length(header: str | None) -> int:
     """A request's `Content-Length`: a non-negative integer within the limit."""
     if header is None or not header.strip():
-        return 0
+        raise WireRequestError("Content-Length required (or Transfer-Encoding: chunked)", 411)
     text = header.strip()
     if not text.isdigit():
         raise WireRequestError(f"Content-Length {header[:40]!r} is not a non-negative integer")
@@ -310,6 +319,6 @@ def _guess(handler: BaseHTTPRequestHandler) -> WireProtocol:
     anthropic = headers is not None and (
         headers.get("x-api-key") is not None or headers.get("anthropic-version") is not None
     )
-    if anthropic or "/messages" in handler.path:
+    if anthropic or "/messages" in getattr(handler, "path", ""):
         return ANTHROPIC
     return CHAT_COMPLETIONS

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import gzip
 import secrets
+import string
 import threading
 import time
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from harness.errors import ConfigError
+from harness.replay.loopback import GuardedHandler, LoopbackServer
 from harness.replay.spans import Span, tool_span
 
 __all__ = [
@@ -133,8 +134,7 @@ class SpanReceiver:
         self._inboxes: dict[str, SpanInbox] = {}
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"receiver": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
+        self._httpd = LoopbackServer(handler)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, name="harness-otlp", daemon=True
         )
@@ -194,14 +194,15 @@ def shared_receiver() -> SpanReceiver:
         return _shared
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(GuardedHandler):
     receiver: SpanReceiver
     server_version = "harness-otlp"
 
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: the report is the log."""
+    def fail(self, status: int, message: str) -> None:
+        """An OTLP error: a `google.rpc.Status`, JSON-encoded."""
+        self._answer(status, message)
 
-    def do_POST(self) -> None:
+    def post(self) -> None:
         if self.path.split("?", 1)[0].rstrip("/") != "/v1/traces":
             self._answer(404, f"no route {self.path}: spans go to /v1/traces")
             return
@@ -233,7 +234,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(413 if length > 0 else 400, f"body must be 0 to {MAX_TRACE_BYTES} bytes")
             return None
         chunked = self.headers.get("Transfer-Encoding", "").strip().lower() == "chunked"
-        raw = _chunked(self.rfile) if chunked else self.rfile.read(length)
+        try:
+            raw = _chunked(self.rfile) if chunked else self.rfile.read(length)
+        except ValueError as exc:
+            self.close_connection = True  # the rest of the body is never read
+            self._answer(400, str(exc))
+            return None
         if raw is None:
             self._answer(413, f"body over {MAX_TRACE_BYTES} bytes")
             return None
@@ -266,11 +272,18 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _chunked(stream: Any) -> bytes | None:
-    """A chunked body read whole; None past the bound."""
+    """A chunked body read whole; None past the bound.
+
+    Raises:
+        ValueError: A chunk size is not a hexadecimal number >= 0.
+    """
     parts: list[bytes] = []
     total = 0
     while True:
-        size = int(stream.readline(64).split(b";", 1)[0].strip() or b"0", 16)
+        line = stream.readline(64).split(b";", 1)[0].strip()
+        if not line or not all(chr(byte) in string.hexdigits for byte in line):
+            raise ValueError(f"malformed chunk size {line[:20]!r}")
+        size = int(line, 16)
         if size == 0:
             stream.readline(64)  # the blank line after the last chunk
             return b"".join(parts)

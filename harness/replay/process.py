@@ -10,9 +10,10 @@ it fails, and handed on to the captured stderr of the case it was written in.
 
 The agent runs in its own session, so its process group holds it and every process it starts.
 When the process is done with, times out or dies, the whole group gets SIGTERM, then SIGKILL
-after a short grace: nothing it started outlives it. Its stdout is read with a cap per line
-and per case, so an agent that writes without a newline cannot exhaust the harness's memory;
-over either cap the case errors.
+after a short grace: nothing it started outlives it. The agent itself dies with the process
+that started it, whatever signal ends that (`harness.lifeline`), so a harness killed mid-case
+leaves no agent behind. Its stdout is read with a cap per line and per case, so an agent that
+writes without a newline cannot exhaust the harness's memory; over either cap the case errors.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness.errors import AgentError
+from harness.lifeline import tied
 
 __all__ = [
     "GRACE_S",
@@ -51,7 +52,6 @@ MAX_STDOUT_BYTES = 64 * 1024 * 1024
 GRACE_S = 2.0
 """Seconds between SIGTERM and SIGKILL for a process group that outlives its case."""
 _CHUNK = 64 * 1024
-_PR_SET_PDEATHSIG = 1
 
 
 class AgentProcess:
@@ -64,7 +64,6 @@ class AgentProcess:
         cwd: str | None = None,
         *,
         memory_mb: int | None = None,
-        die_with_parent: bool = False,
     ) -> None:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
         self._case_stderr = 0  # where the current case's stderr starts
@@ -80,7 +79,7 @@ class AgentProcess:
                 env={**os.environ, **env},
                 cwd=cwd,
                 start_new_session=True,
-                preexec_fn=_before_exec(memory_mb, die_with_parent=die_with_parent),
+                preexec_fn=_before_exec(memory_mb),
                 bufsize=0,
             )
         except OSError as exc:
@@ -285,36 +284,18 @@ def limit_memory(megabytes: int, *, beyond: int = 0) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _before_exec(megabytes: int | None, *, die_with_parent: bool) -> Callable[[], None] | None:
-    """What the agent's child runs before exec: its memory limit, if there is one, and (Linux)
-    SIGKILL when the process that started it dies, for a process that outlives its case."""
-    deathsig = _deathsig() if die_with_parent else None
-    if megabytes is None and deathsig is None:
-        return None
+def _before_exec(megabytes: int | None) -> Callable[[], None]:
+    """What the agent's child runs before exec: it dies with this process, whatever signal
+    ends it (an agent in its own session is no one's to end otherwise), and gets its memory
+    limit, if there is one."""
+    tie = tied()
 
     def prepare() -> None:
-        if deathsig is not None:
-            deathsig()
+        tie()
         if megabytes is not None:
             limit_memory(megabytes)
 
     return prepare
-
-
-def _deathsig() -> Callable[[], None] | None:
-    """A call that asks for SIGKILL at the parent's death (None where there is no prctl).
-
-    The function is looked up here, before the fork: the child only calls it.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return lambda: prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
 def _write_all(fd: int, data: bytes) -> None:

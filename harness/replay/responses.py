@@ -27,6 +27,7 @@ from harness.replay.protocol import (
     WireResult,
     stream_options_problem,
 )
+from harness.replay.wire_types import request_problem
 
 __all__ = ["RESPONSES"]
 
@@ -46,14 +47,14 @@ class Responses:
     done_marker = False
 
     def problem(self, body: Mapping[str, Any]) -> str | None:
-        """Stateful or probabilistic parameters the replay cannot honour."""
+        """Stateful or probabilistic parameters; a request its SDK would not send."""
         for key, why in _UNSUPPORTED.items():
             if body.get(key):
                 return f'"{key}" is not supported: {why}'
         include = body.get("include")
         if isinstance(include, list) and "message.output_text.logprobs" in include:
             return '"include": logprobs cannot be replayed: the script has no token probabilities'
-        return stream_options_problem(body)
+        return stream_options_problem(body) or request_problem(self.name, body)
 
     def results(self, body: Mapping[str, Any]) -> Iterator[WireResult]:
         """Each `function_call_output` item of `input`."""

@@ -73,9 +73,7 @@ class ReusedProcess:
         """
         fresh = self._process is None
         if self._process is None:
-            self._process = AgentProcess(
-                self._argv, env, self._cwd, memory_mb=self._memory_mb, die_with_parent=True
-            )
+            self._process = AgentProcess(self._argv, env, self._cwd, memory_mb=self._memory_mb)
         process = self._process
         process.next_case()
         try:

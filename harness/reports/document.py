@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -44,6 +44,11 @@ __all__ = [
 SCHEMA_VERSION = 1
 """Version of the JSON report document; bumped on any incompatible change."""
 
+Count = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
+"""A count read back from a report: exact in JSON everywhere, and in SQLite (2**70 is not)."""
+Seconds = Annotated[float, msgspec.Meta(ge=0)]
+"""A duration read back from a report."""
+
 
 class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One case in the JSON report."""
@@ -53,9 +58,9 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     passed: bool
     error: str | None
     grades: tuple[GradeResult, ...]
-    duration_s: float
-    input_tokens: int
-    output_tokens: int
+    duration_s: Seconds
+    input_tokens: Count
+    output_tokens: Count
     final_response: str
     tool_calls: tuple[RecordedCall, ...]
     traceback: str | None = None
@@ -63,7 +68,7 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     # What the agent printed, bounded and redacted; left out of the document when empty.
     stdout: str | msgspec.UnsetType = msgspec.UNSET
     stderr: str | msgspec.UnsetType = msgspec.UNSET
-    llm_calls: int = 0
+    llm_calls: Count = 0
     id: str = ""
     """The case's stable id (the fixture's `id`, else its file name's stem)."""
     case_hash: str = ""
@@ -80,19 +85,19 @@ class CaseDocument(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     """The JSON report of one suite run."""
 
-    schema_version: int
+    schema_version: Count
     harness_version: str
     suite: str
     suite_dir: str
     mode: str
     started_at: str
-    duration_s: float
+    duration_s: Seconds
     git_commit: str | None
     all_passed: bool
-    passed: int
-    failed: int
-    errored: int
-    total: int
+    passed: Count
+    failed: Count
+    errored: Count
+    total: Count
     cases: tuple[CaseDocument, ...]
     shard: Shard | None = None
     suite_total: int | None = None
@@ -101,7 +106,7 @@ class ReportDocument(msgspec.Struct, frozen=True, kw_only=True):
     selection: str | None = None
     tool_surface: str = ""
     """`sha256:...` of the registered tools' names and parameter schemas."""
-    skipped: int = 0
+    skipped: Count = 0
     """Cases not run (their fixtures say `skip`); neither passed nor failed."""
     score: str = ""
     """`61/64 checks`: every case's checks together (derived, never read back)."""

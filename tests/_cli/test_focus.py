@@ -174,3 +174,19 @@ def test_a_selected_run_is_not_recorded_in_the_history(
     assert main([*argv, "--history", str(history)]) == 0
     assert "--history: this run is not recorded (a selection)" in capsys.readouterr().err
     assert not history.exists()
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["(" * 5000 + "alpha" + ")" * 5000, "not " * 5000 + "alpha"],
+    ids=["parentheses", "nots"],
+)
+def test_a_deeply_nested_keyword_exits_2_with_one_line(
+    suite: Path, config: str, expression: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """5,000 levels of nesting are refused by name, never a RecursionError traceback."""
+    assert main(["run", "--suite", str(suite), "--config", config, "-k", expression]) == 2
+    err = capsys.readouterr().err
+    assert "nest more than 100 deep" in err
+    assert len(err.splitlines()) == 1
+    assert len(err) < 300

@@ -75,6 +75,50 @@ def test_import_is_all_or_nothing(
     assert main(["trend", "--history", history]) == 2
 
 
+def test_import_refuses_a_key_written_twice(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report whose failing case was edited by writing `passed` again (a decoder keeps the
+    last) is refused, naming the file and the place, and nothing is imported."""
+    report = tmp_path / "r.json"
+    main(["run", "--suite", str(suite), "--json", str(report)])
+    text = report.read_text()
+    assert '"passed": false,' in text
+    report.write_text(text.replace('"passed": false,', '"passed": false, "passed": true,', 1))
+    history = str(tmp_path / "h.sqlite")
+    capsys.readouterr()
+    assert main(["history", "import", str(report), "--history", history]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"harness: {report}: $.cases[")
+    assert err.endswith(': key "passed" appears twice\n')
+    assert main(["trend", "--history", history]) == 2
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "reason"),
+    [
+        ("total", 2**70, "Expected `int` <= 9007199254740992 - at `$.total`"),
+        ("duration_s", -5, "Expected `float` >= 0.0 - at `$.duration_s`"),
+    ],
+    ids=["count-past-sqlite", "negative-duration"],
+)
+def test_import_refuses_a_number_out_of_bounds(
+    suite: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    key: str,
+    value: int,
+    reason: str,
+) -> None:
+    """2**70 (past SQLite's integers: an OverflowError traceback) is one line, exit 2."""
+    report = tmp_path / "r.json"
+    main(["run", "--suite", str(suite), "--json", str(report)])
+    report.write_text(json.dumps({**json.loads(report.read_text()), key: value}))
+    capsys.readouterr()
+    assert main(["history", "import", str(report), "--history", str(tmp_path / "h.sqlite")]) == 2
+    assert capsys.readouterr().err == f"harness: {report}: not a harness JSON report: {reason}\n"
+
+
 def test_trend_errors_are_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], suite: Path
 ) -> None:
@@ -87,7 +131,7 @@ def test_trend_errors_are_one_line(
     assert main(["trend", "--history", history, "--suite", "nope"]) == 2
     assert "no recorded runs of suite 'nope' (recorded: suite)" in capsys.readouterr().err
     assert main(["trend", "--history", history, "--last", "0"]) == 2
-    assert "expected a whole number >= 1" in capsys.readouterr().err
+    assert "expected a whole number from 1 to 1000000" in capsys.readouterr().err
 
 
 def test_trend_writes_markdown_to_the_step_summary_and_an_html_page(

@@ -286,7 +286,7 @@ def test_a_pyproject_init_cannot_append_to_exits_two_and_writes_nothing(
     [
         (["--agent", "demo_agent.wire"], "--agent: expected MODULE:FACTORY"),
         (["--agent", "a:b", "--agent-command", "x"], "not allowed with argument"),
-        (["--agent-command", "  "], "--agent-command: must not be empty"),
+        (["--agent-command", "  "], "--agent-command: expected a value, got an empty string"),
         (["--ci", "jenkins"], "invalid choice"),
     ],
 )

@@ -226,7 +226,16 @@ def _reject(write_fixture: WriteFixture, **changes: Any) -> FixtureError:
             "$.expects.budget.max_input_tokens",
             ">= 0",
         ),
-        ({"expects": {"response_json": {}}}, "$.expects", "declares no effective expectation"),
+        (
+            {"expects": {"response_json": {}}},
+            "$.expects.response_json",
+            'empty "response_json" asserts nothing: give it an entry, or leave the key out',
+        ),
+        (
+            {"expects": {"requests": {"params": {}}}},
+            "$.expects.requests.params",
+            'empty "params" asserts nothing: give it an entry, or leave the key out',
+        ),
         (
             {"expects": {"response_json": {"a": 1}}},
             '$.expects.response_json["a"]',

@@ -128,6 +128,24 @@ def test_a_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
         History(str(path))
 
 
+def test_a_history_with_flipped_bits_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A schema whose bytes are no longer UTF-8 (nor is SQLite's error text) is one line
+    naming the file, not a UnicodeDecodeError traceback."""
+    from harness._cli.main import main
+
+    path = tmp_path / "h.sqlite"
+    with History(str(path)) as history:
+        history.record_artifact(artifact())
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"CREATE TABLE runs", b"CREATE \xff\xfeBLE runs", 1))
+    assert main(["trend", "--history", str(path)]) == 2
+    err = capsys.readouterr().err
+    damaged = "the file is damaged (SQLite read text that is not UTF-8)"
+    assert err == f"harness: {path}: cannot open the history: {damaged}\n"
+
+
 WRITER = """
 import sys
 from harness.history.store import History

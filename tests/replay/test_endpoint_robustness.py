@@ -202,3 +202,103 @@ def test_an_idle_socket_is_closed_after_the_read_timeout(server: ReplayServer) -
     with socket.create_connection((host, int(port)), timeout=30) as sock:
         sock.sendall(b"POST /v1/chat/comp")
         assert sock.recv(1024) == b""  # the server hung up; no reply was ever started
+
+
+RESPONSES_PATH, MESSAGES_PATH = "/v1/responses", "/v1/messages"
+ANTHROPIC_BASE = {"model": "m", "max_tokens": 5}
+MALFORMED = [
+    (CHAT, b"{}", "missing required field `model`"),
+    (CHAT, b"", "request body is empty"),
+    (CHAT, b'{"model": "m", "messages": "hi"}', "at `$.messages`"),
+    (CHAT, b'{"model": "m", "messages": [{"role": "tool", "content": "x"}]}', "tool_call_id"),
+    (CHAT, MESSAGES[:-1] + b', "temperature": "hot"}', "at `$.temperature`"),
+    (RESPONSES_PATH, b"{}", "missing required field `input`"),
+    (RESPONSES_PATH, b"", "request body is empty"),
+    (RESPONSES_PATH, b'{"input": 5}', "at `$.input`"),
+    (RESPONSES_PATH, b'{"input": "hi", "instructions": 5}', "at `$.instructions`"),
+    (RESPONSES_PATH, b'{"input": [{"type": "function_call_output", "output": "x"}]}', "call_id"),
+    (MESSAGES_PATH, b"{}", "missing required field"),
+    (MESSAGES_PATH, b"", "request body is empty"),
+    (
+        MESSAGES_PATH,
+        json.dumps({**ANTHROPIC_BASE, "messages": [], "system": 5}).encode(),
+        "$.system",
+    ),
+    (MESSAGES_PATH, b'{"model": "m", "messages": []}', "`max_tokens`"),
+    (MESSAGES_PATH, b'{"model": "m", "max_tokens": true, "messages": []}', "$.max_tokens"),
+    (
+        MESSAGES_PATH,
+        json.dumps(
+            {**ANTHROPIC_BASE, "messages": [{"role": "user", "content": [{"type": "tool_result"}]}]}
+        ).encode(),
+        "tool_use_id",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "problem"),
+    MALFORMED,
+    ids=[f"{path.rsplit('/', 1)[1]}-{index}" for index, (path, _, _) in enumerate(MALFORMED)],
+)
+def test_a_malformed_request_is_a_400_in_its_shape_before_a_reply_is_used(
+    path: str, body: bytes, problem: str, server: ReplayServer, session: WireSession
+) -> None:
+    """What the protocol's SDK would never send is refused; the first reply is still there."""
+    extra = ("anthropic-version: 2023-06-01",) if path == MESSAGES_PATH else ()
+    status, headers, answer = exchange(server, post(path, session.api_key, body, *extra))
+    assert (status, headers["Content-Type"]) == (400, "application/json")
+    assert problem in answer["error"]["message"]
+    shape = answer["type"] if path == MESSAGES_PATH else answer["error"]["type"]
+    assert shape == ("error" if path == MESSAGES_PATH else "invalid_request_error")
+    status, _, answer = exchange(server, post(CHAT, session.api_key, MESSAGES))
+    assert answer["choices"][0]["message"]["tool_calls"][0]["id"] == "call_1"
+
+
+def test_a_post_without_a_length_is_a_411(server: ReplayServer, session: WireSession) -> None:
+    """No Content-Length and no chunking: answered at once, not read until the socket closes."""
+    raw = post(CHAT, session.api_key, b"", "Content-Type: application/json")
+    raw = raw.replace(b"Content-Length: 0\r\n", b"")
+    status, _, answer = exchange(server, raw)
+    assert status == 411
+    assert "Content-Length required" in answer["error"]["message"]
+
+
+def test_a_deeply_nested_body_is_a_400(server: ReplayServer, session: WireSession) -> None:
+    """5,000 nested arrays exceed the parser's recursion: a 400, not a dropped connection."""
+    body = b'{"model": "m", "messages": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    status, _, answer = exchange(server, post(CHAT, session.api_key, body))
+    assert status == 400
+    assert "nested too deeply" in answer["error"]["message"]
+
+
+def test_a_get_to_an_unknown_path_is_a_404(server: ReplayServer) -> None:
+    """Any path but the models list is a JSON 404."""
+    status, headers, answer = exchange(server, b"GET /v1/nothing HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert (status, headers["Content-Type"]) == (404, "application/json")
+    assert answer["error"]["code"] == "not_found"
+
+
+def test_an_unknown_method_is_answered_in_json(server: ReplayServer) -> None:
+    """The server's own refusals (here a 501) are JSON in the protocol's shape, not HTML."""
+    status, headers, answer = exchange(server, b"PUT /v1/messages HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert (status, headers["Content-Type"]) == (501, "application/json")
+    assert answer["type"] == "error"
+
+
+def test_a_failing_handler_is_a_500_without_a_traceback(
+    server: ReplayServer,
+    session: WireSession,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A defect while serving is answered in the protocol's shape; stderr stays empty."""
+
+    def broken(*_: Any) -> Any:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(session, "serve", broken)
+    status, _, answer = exchange(server, post(CHAT, session.api_key, MESSAGES))
+    assert (status, answer["error"]["type"]) == (500, "server_error")
+    assert "KeyError" in answer["error"]["message"]
+    assert capfd.readouterr().err == ""

@@ -208,3 +208,54 @@ def test_a_chunked_export_is_read_whole(receiver: SpanReceiver) -> None:
     (span,) = inbox.wait(1, 0)
     assert span.attributes["gen_ai.tool.name"] == "echo"
     receiver.close(inbox)
+
+
+def raw_exchange(receiver: SpanReceiver, raw: bytes) -> tuple[int, dict[str, Any]]:
+    """Send raw bytes on a fresh connection; the status and JSON body answered."""
+    import socket
+
+    host, port = receiver.endpoint.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(raw)
+        sock.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+@pytest.mark.parametrize(
+    "size", [b"zz", b"-5", b"", b"0x10"], ids=["not-hex", "negative", "empty", "prefixed"]
+)
+def test_a_bad_chunk_size_is_a_400(
+    receiver: SpanReceiver, size: bytes, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A chunk size that is not a hexadecimal number is an OTLP error, never a traceback."""
+    inbox = receiver.open()
+    head = (
+        "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+        f"{CASE_HEADER}: {inbox.token}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    ).encode()
+    status, answer = raw_exchange(receiver, head + size + b"\r\nabc\r\n0\r\n\r\n")
+    receiver.close(inbox)
+    assert (status, answer["code"]) == (400, 400)
+    assert "malformed chunk size" in answer["message"]
+    assert capfd.readouterr().err == ""
+
+
+def test_a_failing_receiver_is_a_500_without_a_traceback(
+    receiver: SpanReceiver, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A defect while decoding is answered as an OTLP error; stderr stays empty."""
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(otlp, "decode", broken)
+    inbox = receiver.open()
+    status, body = post(receiver, export_request(ATTRIBUTES).SerializeToString(), token=inbox.token)
+    receiver.close(inbox)
+    assert status == 500
+    assert "KeyError" in json.loads(body)["message"]
+    assert capfd.readouterr().err == ""

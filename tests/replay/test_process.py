@@ -135,13 +135,13 @@ def test_a_crash_keeps_the_exception_line_whole() -> None:
 
 
 def test_a_process_that_outlives_cases_dies_with_its_parent(tmp_path: Path) -> None:
-    """die_with_parent: a parent killed outright (no cleanup) takes its agent process along."""
+    """A parent killed outright (no cleanup) takes its agent process along."""
     noted = tmp_path / "pid"
     parent = (
         "import os, sys\n"
         "from harness.replay.process import AgentProcess\n"
         "p = AgentProcess([sys.executable, '-c', 'import time; time.sleep(300)'], {},"
-        " die_with_parent=True)\n"
+        ")\n"
         "open(sys.argv[1], 'w').write(str(p.pid))\n"
         "os._exit(0)\n"
     )

@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from harness._cli.agent_arguments import add_agent_arguments, agent_settings
+from harness._cli.arguments import typed
 from harness.config import find_pyproject, load_config
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ def register(commands: Any) -> None:
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
     )
     add_agent_arguments(check)
+    typed(check)
     check.set_defaults(handler=check_command)
 
 

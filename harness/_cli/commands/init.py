@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from harness._cli.arguments import typed
+
 if TYPE_CHECKING:
     from harness.authoring.scaffold import Outcome, Scaffold
 
@@ -52,6 +54,7 @@ def register(commands: Any) -> None:
     init.add_argument(
         "--force", action="store_true", help="overwrite files init wrote before (default: off)"
     )
+    typed(init)
     init.set_defaults(handler=init_command)
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from harness._cli.arguments import seconds
+from harness._cli.arguments import seconds, typed
 from harness.config import find_pyproject, load_config
 
 __all__ = ["register"]
@@ -65,6 +65,7 @@ def register(commands: Any) -> None:
     record.add_argument(
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
     )
+    typed(record)
     record.set_defaults(handler=record_command)
 
 

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from harness._cli import guard
+from harness._cli import arguments, guard
 from harness._cli.agent_arguments import add_agent_arguments, agent_settings
-from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs
+from harness._cli.arguments import AUTO_JOBS, check_outputs, jobs
 from harness._cli.baselines import baselines, dumper
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
@@ -40,7 +40,6 @@ def register(commands: Any) -> None:
         "run",
         help="replay a suite and report pass/fail",
         description="Replay a suite's fixtures through the agent and grade them.",
-        epilog=EXIT_STATUSES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
@@ -139,6 +138,7 @@ def register(commands: Any) -> None:
         metavar="PATH",
         help="write this run's per-case verdicts to PATH (default: none)",
     )
+    arguments.typed(run)
     run.set_defaults(handler=run_command)
 
 
