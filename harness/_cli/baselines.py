@@ -6,13 +6,14 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
+from harness.errors import UsageError
 from harness.text import complain
 
 if TYPE_CHECKING:
     from harness.reports.baseline import Baseline, Comparison
     from harness.reports.model import SuiteReport
 
-__all__ = ["baselines", "dumper"]
+__all__ = ["baselines", "dumper", "refuse_foreign"]
 
 
 def dumper(directory: str) -> Any:
@@ -34,8 +35,13 @@ def baselines(
 
     The comparison, made of a run that finished every case with a verdict (0 or 1), is the
     exit status, and the JUnit file written marks its flips; it is shown after the table.
+
+    Raises:
+        UsageError: The baseline is of another suite, mode or tool surface than the run.
     """
     comparison = None
+    if baseline is not None:
+        refuse_foreign(args.baseline, baseline, report.suite, report.mode, report.tool_surface)
     if baseline is not None and complete and status in (0, 1):
         from harness.reports.baseline import compare, write_marked_junit
 
@@ -63,6 +69,21 @@ def baselines(
         if refused is not None:
             complain(refused)
     return status, comparison
+
+
+def refuse_foreign(
+    path: str, baseline: Baseline, suite: str, mode: str, tool_surface: str | None = None
+) -> None:
+    """Refuse a baseline of another suite, mode or tool surface (None: not known yet).
+
+    Raises:
+        UsageError: It is; the line names the file and the field that differs.
+    """
+    from harness.reports.baseline import foreign
+
+    differs = foreign(baseline, suite=suite, mode=mode, tool_surface=tool_surface)
+    if differs is not None:
+        raise UsageError(f"{path}: a baseline of another run: {differs}")
 
 
 def _same_file(first: str, second: str) -> bool:

@@ -12,7 +12,7 @@ import msgspec
 
 from harness._cli import guard
 from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs, names, seconds
-from harness._cli.baselines import baselines, dumper
+from harness._cli.baselines import baselines, dumper, refuse_foreign
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
 from harness.errors import UsageError
@@ -230,6 +230,8 @@ def _run(args: argparse.Namespace) -> int:
         screen=_unobservable(tool_spans=setup.tool_spans) if setup.agent_command else None,
         hold_max=catalog.HOLD_MAX,  # a large suite is read again case by case as it runs
     )
+    if baseline is not None:  # before the run: suite and mode are known now, tools later
+        refuse_foreign(args.baseline, baseline, suite.name, mode)
     cache = cache_path(config.history)
     suite = apply_selection(suite, args, cache)
     if shard is not None:
