@@ -6,14 +6,14 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import UsageError
+from harness.errors import ArtifactError, UsageError
 from harness.text import complain
 
 if TYPE_CHECKING:
     from harness.reports.baseline import Baseline, Comparison
     from harness.reports.model import SuiteReport
 
-__all__ = ["baselines", "dumper", "refuse_foreign"]
+__all__ = ["baselines", "dumper", "read_gate", "refuse_foreign"]
 
 
 def dumper(directory: str) -> Any:
@@ -43,13 +43,14 @@ def baselines(
     if baseline is not None:
         refuse_foreign(args.baseline, baseline, report.suite, report.mode, report.tool_surface)
     if baseline is not None and complete and status in (0, 1):
+        from harness.reports.artifact import is_in_place, read_artifact
         from harness.reports.baseline import compare, write_marked_junit
 
         comparison = compare(baseline, report)
         status = comparison.exit_code()
-        if args.junit:
-            with open(args.junit, "rb") as file:
-                junit = file.read()
+        if args.junit and os.path.isfile(args.junit) and not is_in_place(args.junit):
+            # a device or a stream (/dev/null, /dev/stdout) is written once, never read back
+            junit = read_artifact(args.junit, ArtifactError)
             write_marked_junit(args.junit, junit, comparison.cases)
     path = args.write_baseline
     if path:
@@ -69,6 +70,22 @@ def baselines(
         if refused is not None:
             complain(refused)
     return status, comparison
+
+
+def read_gate(path: str | None, folder: str, mode: str) -> Baseline | None:
+    """The baseline at `path` (None when none is asked for), for a run of the suite in
+    `folder` in `mode`.
+
+    Raises:
+        UsageError: It cannot be read, or is a baseline of another suite or mode.
+    """
+    if not path:
+        return None
+    from harness.reports.baseline import read_baseline
+
+    baseline = read_baseline(path)
+    refuse_foreign(path, baseline, os.path.basename(os.path.normpath(folder)), mode)
+    return baseline
 
 
 def refuse_foreign(

@@ -12,7 +12,7 @@ import msgspec
 
 from harness._cli import guard
 from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs, names, seconds
-from harness._cli.baselines import baselines, dumper, refuse_foreign
+from harness._cli.baselines import baselines, dumper, read_gate
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
 from harness.errors import UsageError
@@ -193,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
-    check_outputs(args)
+    check_outputs(args)  # before the config is read: a path that cannot be is said at once
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
     mode = args.mode or config.mode
@@ -211,12 +211,9 @@ def _run(args: argparse.Namespace) -> int:
         tool_names=args.tool_names,
         tool_spans=args.tool_spans,
     )
-    baseline = None
-    if args.baseline:
-        from harness.reports.baseline import read_baseline
-
-        baseline = read_baseline(args.baseline)
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
+    check_outputs(args, config_path, (config.history, args.history), folder)
+    baseline = read_gate(args.baseline, folder, mode)  # its suite and mode checked now
     load_jobs = args.jobs
     if load_jobs == AUTO_JOBS:  # loading in workers wins only with cores to spare
         from harness._parallel import cpu_count
@@ -230,8 +227,6 @@ def _run(args: argparse.Namespace) -> int:
         screen=_unobservable(tool_spans=setup.tool_spans) if setup.agent_command else None,
         hold_max=catalog.HOLD_MAX,  # a large suite is read again case by case as it runs
     )
-    if baseline is not None:  # before the run: suite and mode are known now, tools later
-        refuse_foreign(args.baseline, baseline, suite.name, mode)
     cache = cache_path(config.history)
     suite = apply_selection(suite, args, cache)
     if shard is not None:
@@ -303,11 +298,12 @@ def _run(args: argparse.Namespace) -> int:
             from harness.reports.github import publish
 
             artifacts = [path for path in (args.json, args.junit) if path]
+            others = [path for path in (args.write_baseline, args.baseline, history) if path]
             if ok:
-                to_stdout(lambda _: publish(shown, args.format, artifacts))
+                to_stdout(lambda _: publish(shown, args.format, artifacts, others))
             else:  # stdout is gone: the job summary is still a file worth writing
                 with contextlib.suppress(OSError, ValueError):
-                    publish(shown, "json", artifacts)
+                    publish(shown, "json", artifacts, others)
     finally:
         stream.close()
     return status
