@@ -40,6 +40,7 @@ __all__ = [
     "check_output",
     "is_in_place",
     "read_artifact",
+    "spooling",
     "write_atomic",
 ]
 
@@ -140,6 +141,18 @@ def _write_in_place(path: str, data: bytes | Iterable[bytes]) -> None:
         raise ArtifactError(path, exc.strerror or str(exc)) from None
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def spooling(path: str | None) -> Iterator[None]:
+    """Spool the artifact at `path` (None: a temporary file): an OSError in the block (a
+    full disk, a file size limit) is its ArtifactError, one line, never a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        import tempfile
+
+        raise ArtifactError(path or tempfile.gettempdir(), exc.strerror or str(exc)) from None
 
 
 def _create_temp(folder: str, name: str) -> tuple[int, str]:
