@@ -250,3 +250,28 @@ def test_merge_refuses_a_part_nested_too_deep(
     status, err = merged_exit([str(deep)], capsys)
     assert status == 2
     assert err == f"harness: {deep}: not a harness JSON report: it nests too deep\n"
+
+
+@pytest.mark.parametrize("target", ["part", "config", "other-output"])
+def test_merge_outputs_never_replace_a_part_or_another_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """--json onto a part being merged, a config, or the other output: exit 2, all intact."""
+    paths = [part(tmp_path, index, 2) for index in (1, 2)]
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.harness]\n")
+    before = {path: Path(path).read_bytes() for path in [*paths, str(config)]}
+    if target == "other-output":
+        argv = [*paths, "--json", str(tmp_path / "m"), "--junit", str(tmp_path / "m")]
+        says = f"--junit {tmp_path / 'm'}: the same file as --json"
+    elif target == "part":
+        argv, says = [*paths, "--json", paths[1]], f"--json {paths[1]}: the same file as the part"
+    else:
+        argv, says = [*paths, "--json", str(config)], "it exists and is not a harness JSON report"
+    status, err = merged_exit(argv, capsys)
+    assert status == 2
+    assert err.startswith("harness: --")
+    assert says in err
+    assert err.count("\n") == 1
+    assert {path: Path(path).read_bytes() for path in before} == before
+    assert not (tmp_path / "m").exists()

@@ -1,0 +1,73 @@
+"""`check_outputs`: before a run, no output may name what is not its own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness._cli.main import main
+from tests.builders import echo_trace
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder: a config, a suite with one fixture, an agent's source."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.harness]\nsuite_dir = "evals/regression"\nhistory = ".harness/history.sqlite"\n'
+    )
+    suite = tmp_path / "evals" / "regression"
+    suite.mkdir(parents=True)
+    (suite / "a.json").write_text(json.dumps(echo_trace(model_name="a")))
+    (tmp_path / "my_agent.py").write_text("def factory(context):\n    return None\n")
+    history = tmp_path / ".harness"
+    history.mkdir()
+    (history / "history.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 84)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(path): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("flags", "err"),
+    [
+        (["--json", "pyproject.toml"], "--json pyproject.toml: it exists and is not a harness JSON report"),  # noqa: E501
+        (["--junit", "evals/regression/a.json"], "--junit evals/regression/a.json: it exists and is not a JUnit XML report"),  # noqa: E501
+        (["--json", "evals/regression/report.json"], "--json evals/regression/report.json: it is in the suite folder, where only fixtures go"),  # noqa: E501
+        (["--dump-records", "evals/regression"], "--dump-records evals/regression: it is in the suite folder"),  # noqa: E501
+        (["--json", "my_agent.py"], "--json my_agent.py: it exists and is not a harness JSON report"),  # noqa: E501
+        (["--write-baseline", ".harness/history.sqlite"], "--write-baseline .harness/history.sqlite: it exists and is not a harness baseline"),  # noqa: E501
+        (["--junit", ".harness/new.sqlite", "--history", ".harness/new.sqlite"], "--junit .harness/new.sqlite: it is the history database, which no output replaces"),  # noqa: E501
+        (["--json", ".harness/last-failed.json"], "--json .harness/last-failed.json: it is the last-failed cache, which no output replaces"),  # noqa: E501
+        (["--json", "new.toml", "--config", "new.toml"], "--json new.toml: it is the config, which no output replaces"),  # noqa: E501
+    ],
+    ids=["config", "fixture", "into-suite", "dump-into-suite", "agent-source", "history", "new-history", "cache", "new-config"],  # noqa: E501
+)  # fmt: skip
+def test_an_output_naming_what_is_not_its_own_is_refused_before_the_run(
+    project: Path, capsys: pytest.CaptureFixture[str], flags: list[str], err: str
+) -> None:
+    """Exit 2, one line naming the flag, the path and why; no file changed or created."""
+    if "--config" in flags:
+        (project / "new.toml").write_text("")
+    before = _snapshot(project)
+    assert main(["run", *flags]) == 2
+    out = capsys.readouterr()
+    assert out.err.startswith(f"harness: {err}")
+    assert out.err.count("\n") == 1
+    assert out.out == ""
+    assert _snapshot(project) == before
+
+
+def test_an_earlier_report_of_the_same_kind_is_replaced(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report's own earlier file, or an empty one, is replaced as before."""
+    (project / "empty.xml").write_text("")
+    assert main(["run", "--json", "r.json", "--junit", "empty.xml"]) == 0
+    assert main(["run", "--json", "r.json", "--junit", "empty.xml"]) == 0
+    assert json.loads((project / "r.json").read_text())["all_passed"] is True
+    assert (project / "empty.xml").read_text().startswith("<?xml")
