@@ -3,9 +3,9 @@
 `harness run --write-baseline PATH` records each case's verdict with its `case_hash`, the mode
 and the tool surface (schema `harness/baseline/v1`); a run in which a case errored, that
 stopped at its first failure or that was interrupted writes none, since a baseline needs every
-verdict. `harness run --baseline PATH` then excuses known failures, and nothing else: a case that fails
-now passes the gate only when the baseline holds the same failure (the same id, the same
-`case_hash`, verdict `fail`). Every other failure gates as it would without a baseline: a
+verdict. `harness run --baseline PATH` then excuses known failures, and nothing else: a
+case that fails now passes the gate only when the baseline holds the same failure (the same
+id, the same `case_hash`, verdict `fail`). Every other failure gates as it would without a baseline: a
 regression (pass→fail), a new case, a case whose fixture changed, a case the baseline holds as
 skipped, and every case of a baseline that compares none; so does a case that errors, and a run
 whose every case was skipped. A baseline of another suite, mode or tool surface is refused
@@ -277,7 +277,9 @@ def compare(baseline: Baseline, report: SuiteReport) -> Comparison:
     )
 
 
-def foreign(baseline: Baseline, *, suite: str, mode: str, tool_surface: str | None = None) -> str | None:
+def foreign(
+    baseline: Baseline, *, suite: str, mode: str, tool_surface: str | None = None
+) -> str | None:
     """Which field says `baseline` is of another run than this one, or None.
 
     Its verdicts were given for other cases, another mode or another set of tools: comparing

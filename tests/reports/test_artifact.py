@@ -211,7 +211,10 @@ def test_a_fifo_output_with_no_reader_is_one_line_never_a_hang(tmp_path: Path) -
     os.mkfifo(fifo)
     done = _harness("run", "--suite", str(_suite(tmp_path)), "--json", str(fifo))
     assert done.returncode == 2
-    assert done.stderr == f"harness: {fifo}: cannot write artifact: is a FIFO or socket with no reader\n"
+    assert (
+        done.stderr
+        == f"harness: {fifo}: cannot write artifact: is a FIFO or socket with no reader\n"
+    )
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 

@@ -169,9 +169,7 @@ def test_a_bad_baseline_file_is_exit_2(
     assert err.count("\n") == 1
 
 
-def _baseline_of(
-    tmp_path: Path, suite: Path, verdicts: dict[str, str], *flags: str
-) -> Path:
+def _baseline_of(tmp_path: Path, suite: Path, verdicts: dict[str, str], *flags: str) -> Path:
     """A baseline of `suite` (run with `flags`) with the verdicts edited to `verdicts` (by id)."""
     path = tmp_path / "edited.json"
     argv = ["run", "--suite", str(suite), *flags, "--write-baseline", str(path)]

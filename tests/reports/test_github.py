@@ -171,9 +171,7 @@ def test_annotations_go_to_stderr_when_stdout_is_json(
     assert "::error" in captured.err
 
 
-def _summary_run(
-    tmp_path: Path, summary: str, *flags: str
-) -> subprocess.CompletedProcess[str]:
+def _summary_run(tmp_path: Path, summary: str, *flags: str) -> subprocess.CompletedProcess[str]:
     """`harness run` of a passing one-case suite in a child, GITHUB_STEP_SUMMARY=`summary`."""
     folder = tmp_path / "suite"
     folder.mkdir()
@@ -193,8 +191,7 @@ def test_a_summary_that_is_an_output_of_the_run_is_not_appended_to(
     done = _summary_run(tmp_path, str(output), flag, str(output))
     assert done.returncode == 0
     assert done.stderr == (
-        f"harness: {output}: GITHUB_STEP_SUMMARY is an output of this run: no job summary"
-        " written\n"
+        f"harness: {output}: GITHUB_STEP_SUMMARY is an output of this run: no job summary written\n"
     )
     assert "### harness" not in output.read_text()
 

@@ -67,7 +67,9 @@ def trend_command(args: argparse.Namespace) -> int:
         from harness.history.render import render_trend_html
 
         write_atomic(args.html, render_trend_html(trend).encode())
-    append_step_summary(render_trend_markdown(trend), [path for path in (args.html, history) if path])
+    append_step_summary(
+        render_trend_markdown(trend), [path for path in (args.html, history) if path]
+    )
     return 0
 
 
