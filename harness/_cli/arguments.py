@@ -92,14 +92,13 @@ def check_outputs(
     written after it, or that would replace what is not its own.
 
     `config` and `histories` are the files the run reads or keeps (the config, the history
-    database and the last-failed cache beside it); `suite` is the suite folder, whose
-    fixtures no output may replace and where no report may land (the next run would read it
-    as a fixture).
+    database and the last-failed cache beside it); `suite` is the suite folder, where no
+    `.json` report may land (the next run would read it as a fixture).
 
     Raises:
         UsageError: A path is empty, stands under a file or an unwritable folder, is a
             socket or a block device, holds a file not of its kind, names one of `inputs`, a
-            file in the suite folder, or the same file as another output (or as
+            `.json` file in the suite folder, or the same file as another output (or as
             `--baseline`, which it would overwrite).
     """
     from harness.reports.artifact import BASELINE, JSON_REPORT, JUNIT, check_output
@@ -132,7 +131,7 @@ def check_outputs(
         if real in known:
             raise UsageError(f"{flag} {path}: it is {known[real]}, which no output replaces")
         if suite is not None and _in_suite(real, suite, folder=flag == "--dump-records"):
-            raise UsageError(f"{flag} {path}: it is in the suite folder, where only fixtures go")
+            raise UsageError(f"{flag} {path}: the next run would read it as a fixture of the suite")
 
 
 def _inputs(
@@ -148,9 +147,9 @@ def _inputs(
 
 
 def _in_suite(real: str, suite: str, *, folder: bool) -> bool:
-    """Whether the output at `real` (a real path) is the suite folder, or in it: a `.json`
-    file there is read as a fixture, and any file there is the suite's."""
+    """Whether the output at `real` (a real path) would be read as a fixture of the suite:
+    a `.json` file directly in its folder, or the folder itself for one that gets them."""
     home = os.path.realpath(suite)
     if folder:
-        return real == home or real.startswith(home + os.sep)
-    return os.path.dirname(real) == home
+        return real == home
+    return os.path.dirname(real) == home and real.endswith(".json")

@@ -37,8 +37,8 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     [
         (["--json", "pyproject.toml"], "--json pyproject.toml: it exists and is not a harness JSON report"),  # noqa: E501
         (["--junit", "evals/regression/a.json"], "--junit evals/regression/a.json: it exists and is not a JUnit XML report"),  # noqa: E501
-        (["--json", "evals/regression/report.json"], "--json evals/regression/report.json: it is in the suite folder, where only fixtures go"),  # noqa: E501
-        (["--dump-records", "evals/regression"], "--dump-records evals/regression: it is in the suite folder"),  # noqa: E501
+        (["--json", "evals/regression/report.json"], "--json evals/regression/report.json: the next run would read it as a fixture of the suite"),  # noqa: E501
+        (["--dump-records", "evals/regression"], "--dump-records evals/regression: the next run would read it as a fixture"),  # noqa: E501
         (["--json", "my_agent.py"], "--json my_agent.py: it exists and is not a harness JSON report"),  # noqa: E501
         (["--write-baseline", ".harness/history.sqlite"], "--write-baseline .harness/history.sqlite: it exists and is not a harness baseline"),  # noqa: E501
         (["--junit", ".harness/new.sqlite", "--history", ".harness/new.sqlite"], "--junit .harness/new.sqlite: it is the history database, which no output replaces"),  # noqa: E501
