@@ -3,15 +3,17 @@
 `harness run --write-baseline PATH` records each case's verdict with its `case_hash`, the mode
 and the tool surface (schema `harness/baseline/v1`); a run in which a case errored, that
 stopped at its first failure or that was interrupted writes none, since a baseline needs every
-verdict. `harness run --baseline PATH` then excuses known failures, and nothing else: a
-case that fails now passes the gate only when the baseline holds the same failure (the same
-id, the same `case_hash`, verdict `fail`). Every other failure gates as it would without a baseline: a
+verdict.
+
+`harness run --baseline PATH` then excuses known failures, and nothing else: a case that fails
+now passes the gate only when the baseline holds the same failure (the same id, the same
+`case_hash`, verdict `fail`). Every other failure gates as it would without a baseline: a
 regression (pass→fail), a new case, a case whose fixture changed, a case the baseline holds as
-skipped, and every case of a baseline that compares none; so does a case that errors, and a run
-whose every case was skipped. A baseline of another suite, mode or tool surface is refused
-(`foreign`): its verdicts are not this run's. Passing cases never gate; changed, new and
-fixed cases, cases skipped now that passed then, and the baseline's cases this run did not run
-are reported.
+skipped, and every case of a baseline that compares none; so does a case that errors, and a
+run whose every case was skipped. A baseline of another suite, mode or tool surface is refused
+(`foreign`): its verdicts are not this run's. Passing cases never gate; changed, new and fixed
+cases, cases skipped now that passed then, and the baseline's cases this run did not run are
+reported.
 """
 
 from __future__ import annotations
