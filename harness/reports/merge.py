@@ -19,6 +19,7 @@ import itertools
 from collections.abc import Sequence
 
 from harness.errors import MergeError
+from harness.fixtures.duplicates import duplicate_key
 from harness.reports.artifact import read_artifact
 from harness.reports.document import (
     CaseDocument,
@@ -36,11 +37,18 @@ def read_part(path: str) -> ReportDocument:
     """One shard's JSON report.
 
     Only a regular file is read, with a bound, never blocking (a FIFO or a device is refused).
+    A key written twice is refused: a decoder keeps the last, so `"grades"` written twice
+    could hide a failed check behind a passing one.
 
     Raises:
-        MergeError: It cannot be read or is not a harness JSON report.
+        MergeError: It cannot be read, is not a harness JSON report, or repeats a key.
     """
-    return decode_document(read_artifact(path, MergeError), path, MergeError)
+    data = read_artifact(path, MergeError)
+    document = decode_document(data, path, MergeError)
+    repeated = duplicate_key(data, document)
+    if repeated is not None:
+        raise MergeError(path, f"{repeated[0]}: {repeated[1]}")
+    return document
 
 
 def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:

@@ -275,3 +275,18 @@ def test_merge_outputs_never_replace_a_part_or_another_file(
     assert err.count("\n") == 1
     assert {path: Path(path).read_bytes() for path in before} == before
     assert not (tmp_path / "m").exists()
+
+
+def test_merge_refuses_a_part_that_writes_a_key_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`"grades"` written twice would hide the failed check behind the passing one: exit 2."""
+    paths = [part(tmp_path, index, 2) for index in (1, 2)]
+    text = Path(paths[0]).read_text()
+    failed = '"grades": [{"check": "c", "passed": false, "detail": "d"}], "grades"'
+    forged = text.replace('"grades"', failed, 1)
+    assert forged != text
+    Path(paths[0]).write_text(forged)
+    status, err = merged_exit(paths, capsys)
+    assert status == 2
+    assert err == f'harness: {paths[0]}: $.cases[0]: key "grades" appears twice\n'
