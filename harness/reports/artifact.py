@@ -7,9 +7,9 @@ the process the default way), no `.tmp` file is left beside the artifact.
 
 An output never replaces what is not its own. A path that is not a regular file is never
 renamed over (as root, a rename would turn `/dev/null` into a regular file): a character
-device (`/dev/null`, a terminal) or a FIFO with a reader is written in place, and so is any
-path under `/dev/` or `/proc/` (`/dev/stdout`, whatever it points at), appended to; a socket,
-a block device or a FIFO with no reader is refused. Before a run, `check_output` refuses an
+device (`/dev/null`, a terminal) or a FIFO with a reader is written in place, and so is a
+process's stream (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, whatever it points at),
+appended to; a socket, a block device or a FIFO with no reader is refused. Before a run, `check_output` refuses an
 existing regular file that is not an artifact of the output's kind (`Kind`): a report never
 lands on `pyproject.toml`, a fixture, an agent's source or the history database.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import signal
 import stat
 import threading
@@ -95,8 +96,25 @@ def write_atomic(path: str, data: bytes | Iterable[bytes]) -> None:
             _pending.discard(temp)
 
 
-_SYSTEM = ("/dev/", "/proc/")
-"""Paths that stand for a stream or a device whatever they resolve to: written in place."""
+_STREAMS = re.compile(r"/dev/(?:(stdout)|(stderr)|stdin|fd/(\d+))|/proc/(self|\d+)/fd/(\d+)")
+"""Paths that name a process's open stream, whatever it is (a pipe, a terminal, or a file the
+shell opened): written in place, never replaced."""
+
+
+def _own_stream(path: str) -> int | None:
+    """The descriptor of this process that `path` names (`/dev/stdout`: 1), or None.
+
+    Written through that descriptor, an artifact shares its offset with what the process
+    prints there: a reopened path would start at 0 and be overwritten by the table.
+    """
+    found = _STREAMS.fullmatch(os.path.abspath(path))
+    if found is None:
+        return None
+    out, err, fd, pid, proc_fd = found.groups()
+    if pid is not None and pid not in ("self", str(os.getpid())):
+        return None
+    number = 1 if out else 2 if err else fd or proc_fd
+    return None if number is None else int(number)
 
 
 def is_in_place(path: str) -> bool:
@@ -105,7 +123,7 @@ def is_in_place(path: str) -> bool:
     Raises:
         ArtifactError: It is a kind of file no artifact may be written to.
     """
-    if os.path.abspath(path).startswith(_SYSTEM):
+    if _STREAMS.fullmatch(os.path.abspath(path)):
         return True
     try:
         mode = os.stat(path).st_mode
@@ -124,6 +142,10 @@ def _write_in_place(path: str, data: bytes | Iterable[bytes]) -> None:
 
     The open does not block: a FIFO with no reader is refused, never waited on.
     """
+    own = _own_stream(path)
+    if own is not None:
+        _write_own_stream(path, own, data)
+        return
     flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -153,6 +175,20 @@ def spooling(path: str | None) -> Iterator[None]:
         import tempfile
 
         raise ArtifactError(path or tempfile.gettempdir(), exc.strerror or str(exc)) from None
+
+
+def _write_own_stream(path: str, fd: int, data: bytes | Iterable[bytes]) -> None:
+    """Write to this process's own descriptor `fd`, after what Python buffered for it."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    try:
+        with os.fdopen(os.dup(fd), "wb") as file:
+            file.writelines((data,) if isinstance(data, bytes) else data)
+    except OSError as exc:
+        raise ArtifactError(path, exc.strerror or str(exc)) from None
 
 
 def _create_temp(folder: str, name: str) -> tuple[int, str]:

@@ -170,11 +170,12 @@ def _suite(tmp_path: Path, cases: int = 1) -> Path:
 def _harness(*argv: str, **options: Any) -> subprocess.CompletedProcess[str]:
     """`python -m harness ARGV` in a child, bounded so that a hang fails the test, not CI."""
     env = {**os.environ, "NO_COLOR": "1", **options.pop("env", {})}
+    streams = {"stderr": subprocess.PIPE, "stdout": options.pop("stdout", subprocess.PIPE)}
     return subprocess.run(
         [sys.executable, "-m", "harness", *argv],
         env=env,
-        capture_output=True,
         text=True,
+        **streams,
         check=False,
         timeout=300,
         **options,
@@ -264,3 +265,16 @@ def test_a_file_size_limit_is_one_line_and_leaves_no_partial_artifact(
     assert done.returncode == 2
     assert done.stderr == f"harness: {report}: cannot write artifact: File too large\n"
     assert os.listdir(out) == []
+
+
+def test_json_to_dev_stdout_redirected_to_a_file_is_appended_not_replaced(tmp_path: Path) -> None:
+    """`--json /dev/stdout > out`: the document, then the table, in the shell's file."""
+    out = tmp_path / "out.txt"
+    with out.open("wb") as stdout:
+        argv = ("run", "--suite", str(_suite(tmp_path)), "--json", "/dev/stdout")
+        done = _harness(*argv, stdout=stdout)
+    assert (done.returncode, done.stderr) == (0, "")
+    text = out.read_text()
+    document, table = text.split("\n}", 1)
+    assert json.loads(document + "\n}")["all_passed"] is True
+    assert "1 passed" in table
