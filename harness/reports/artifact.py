@@ -7,9 +7,9 @@ the process the default way), no `.tmp` file is left beside the artifact.
 
 An output never replaces what is not its own. A path that is not a regular file is never
 renamed over (as root, a rename would turn `/dev/null` into a regular file): a character
-device (`/dev/null`, a terminal) or a FIFO with a reader is written in place, and so is a
-process's stream (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, whatever it points at),
-appended to; a socket, a block device or a FIFO with no reader is refused. Before a run, `check_output` refuses an
+device (`/dev/null`, a terminal) or a FIFO with a reader is written in place, and a stream of
+this process (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`) through its descriptor; a socket,
+a block device or a FIFO with no reader is refused. Before a run, `check_output` refuses an
 existing regular file that is not an artifact of the output's kind (`Kind`): a report never
 lands on `pyproject.toml`, a fixture, an agent's source or the history database.
 """
