@@ -126,10 +126,10 @@ def check_outputs(
     if clash is not None and clash != "--write-baseline":  # refreshing a baseline is fine
         raise UsageError(f"{clash} {args.baseline}: the same file as --baseline")
     for flag, path, kind in outputs:
-        check_output(flag, path, folder=flag == "--dump-records", kind=kind)
         real = os.path.realpath(path)
         if real in known:
             raise UsageError(f"{flag} {path}: it is {known[real]}, which no output replaces")
+        check_output(flag, path, folder=flag == "--dump-records", kind=kind)
         if suite is not None and _in_suite(real, suite, folder=flag == "--dump-records"):
             raise UsageError(f"{flag} {path}: the next run would read it as a fixture of the suite")
 

@@ -292,6 +292,9 @@ BASELINE = Kind("a harness baseline", b"{", (b'"harness/baseline/',))
 HTML = Kind("a harness HTML page", b"<!doctype html", (b"harness",))
 FIXTURE = Kind("a fixture", b"{", (b'"model_name"', b'"turns"'))
 
+_NEVER_PLACEHOLDERS = (".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".sqlite", ".db")
+"""Suffixes of an empty file that is still somebody's (an empty `__init__.py` makes a package)."""
+
 _HEAD_BYTES = 256 * 1024
 """How much of an existing file is read to tell its kind."""
 
@@ -302,8 +305,9 @@ def check_output(flag: str, path: str, *, folder: bool = False, kind: Kind | Non
 
     `path` is a file to write, or with `folder` a folder to write files into; missing folders
     on the way are created later, so what is checked is the nearest one that exists. An
-    existing file at `path` may be replaced only when it is empty or of `kind` (an earlier
-    artifact of this output); a device, FIFO or stream is written in place, never replaced.
+    existing file at `path` may be replaced only when it is of `kind` (an earlier artifact of
+    this output) or empty (a placeholder, unless named as code or configuration: an empty
+    `__init__.py` makes a package); a device, FIFO or stream is written in place.
 
     Raises:
         UsageError: The path is empty, a file stands where a folder must be (or a folder where
@@ -349,4 +353,6 @@ def _replaceable(path: str, kind: Kind) -> bool:
         return False
     finally:
         os.close(fd)
-    return not head or (head.startswith(kind.start) and all(mark in head for mark in kind.marks))
+    if not head:  # a placeholder (`mktemp`, `touch`), unless named as code or configuration
+        return not path.endswith(_NEVER_PLACEHOLDERS)
+    return head.startswith(kind.start) and all(mark in head for mark in kind.marks)

@@ -21,6 +21,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     suite.mkdir(parents=True)
     (suite / "a.json").write_text(json.dumps(echo_trace(model_name="a")))
     (tmp_path / "my_agent.py").write_text("def factory(context):\n    return None\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
     history = tmp_path / ".harness"
     history.mkdir()
     (history / "history.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 84)
@@ -35,17 +37,18 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize(
     ("flags", "err"),
     [
-        (["--json", "pyproject.toml"], "--json pyproject.toml: it exists and is not a harness JSON report"),  # noqa: E501
+        (["--json", "pyproject.toml"], "--json pyproject.toml: it is the config, which no output replaces"),  # noqa: E501
         (["--junit", "evals/regression/a.json"], "--junit evals/regression/a.json: it exists and is not a JUnit XML report"),  # noqa: E501
         (["--json", "evals/regression/report.json"], "--json evals/regression/report.json: the next run would read it as a fixture of the suite"),  # noqa: E501
         (["--dump-records", "evals/regression"], "--dump-records evals/regression: the next run would read it as a fixture"),  # noqa: E501
         (["--json", "my_agent.py"], "--json my_agent.py: it exists and is not a harness JSON report"),  # noqa: E501
-        (["--write-baseline", ".harness/history.sqlite"], "--write-baseline .harness/history.sqlite: it exists and is not a harness baseline"),  # noqa: E501
+        (["--junit", "pkg/__init__.py"], "--junit pkg/__init__.py: it exists and is not a JUnit XML report"),  # noqa: E501
+        (["--write-baseline", ".harness/history.sqlite"], "--write-baseline .harness/history.sqlite: it is the history database, which no output replaces"),  # noqa: E501
         (["--junit", ".harness/new.sqlite", "--history", ".harness/new.sqlite"], "--junit .harness/new.sqlite: it is the history database, which no output replaces"),  # noqa: E501
         (["--json", ".harness/last-failed.json"], "--json .harness/last-failed.json: it is the last-failed cache, which no output replaces"),  # noqa: E501
         (["--json", "new.toml", "--config", "new.toml"], "--json new.toml: it is the config, which no output replaces"),  # noqa: E501
     ],
-    ids=["config", "fixture", "into-suite", "dump-into-suite", "agent-source", "history", "new-history", "cache", "new-config"],  # noqa: E501
+    ids=["config", "fixture", "into-suite", "dump-into-suite", "agent-source", "empty-init", "history", "new-history", "cache", "new-config"],  # noqa: E501
 )  # fmt: skip
 def test_an_output_naming_what_is_not_its_own_is_refused_before_the_run(
     project: Path, capsys: pytest.CaptureFixture[str], flags: list[str], err: str
@@ -71,3 +74,14 @@ def test_an_earlier_report_of_the_same_kind_is_replaced(
     assert main(["run", "--json", "r.json", "--junit", "empty.xml"]) == 0
     assert json.loads((project / "r.json").read_text())["all_passed"] is True
     assert (project / "empty.xml").read_text().startswith("<?xml")
+
+
+def test_a_toml_file_not_the_config_is_not_replaced(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another project's config: not a report, so refused, named as such."""
+    other = project / "other.toml"
+    other.write_text("[project]\nname = 'x'\n")
+    assert main(["run", "--json", str(other)]) == 2
+    assert "it exists and is not a harness JSON report" in capsys.readouterr().err
+    assert other.read_text() == "[project]\nname = 'x'\n"

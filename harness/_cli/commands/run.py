@@ -193,7 +193,6 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
-    check_outputs(args)  # before the config is read: a path that cannot be is said at once
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
     mode = args.mode or config.mode
