@@ -1,5 +1,5 @@
 """Sessions: regression (default), capability, live, shard, merge, bench, bench-peers, tests,
-node_clients, lint.
+node_clients, browser, docs, lint.
 
 Every session runs with the interpreter nox was started with.
 """
@@ -37,6 +37,8 @@ def _harness_run(
         f"{ARTIFACTS}/{suite}.json",
         "--junit",
         f"{ARTIFACTS}/{suite}.junit.xml",
+        "--html",
+        f"{ARTIFACTS}/{suite}.html",
         *session.posargs,
         success_codes=success_codes,
     )
@@ -46,7 +48,8 @@ def _harness_run(
 def regression(session: nox.Session) -> None:
     """The gate: replay evals/regression; any failed or errored case fails the session.
 
-    Writes artifacts/regression.json and artifacts/regression.junit.xml.
+    Writes artifacts/regression.json, artifacts/regression.junit.xml and
+    artifacts/regression.html (the page to look at when a case fails).
     """
     session.install(".")
     _harness_run(session, "regression")
@@ -56,7 +59,8 @@ def regression(session: nox.Session) -> None:
 def capability(session: nox.Session) -> None:
     """Nightly: replay evals/capability, record it in the history, print the trend.
 
-    Also writes artifacts/capability-trend.html, the pass-rate chart and case grid.
+    Writes artifacts/capability.json, .junit.xml and .html, and
+    artifacts/capability-trend.html, the pass-rate chart and case grid.
 
     Failing cases are tracked, never gated on: exit status 1 (some case failed) is accepted,
     2 (the harness cannot run, e.g. a fixture is rejected at load) still fails the session.
@@ -102,7 +106,8 @@ def shard_spec(posargs: Sequence[str], environ: Mapping[str, str]) -> str | None
 def shard(session: nox.Session) -> None:
     """One shard of the gate for CI matrix/parallel jobs: `nox -s shard -- 2/4` (or `-- auto`).
 
-    Writes artifacts/shards/regression-<I>-of-<N>.json and .junit.xml; fails on a failed case.
+    Writes artifacts/shards/regression-<I>-of-<N>.json, .junit.xml and .html; fails on a
+    failed case.
     """
     spec = shard_spec(session.posargs, os.environ)
     if spec is None:
@@ -120,6 +125,8 @@ def shard(session: nox.Session) -> None:
         f"{name}.json",
         "--junit",
         f"{name}.junit.xml",
+        "--html",
+        f"{name}.html",
     )
 
 
@@ -142,6 +149,8 @@ def merge(session: nox.Session) -> None:
         f"{ARTIFACTS}/regression.json",
         "--junit",
         f"{ARTIFACTS}/regression.junit.xml",
+        "--html",
+        f"{ARTIFACTS}/regression.html",
     )
 
 
@@ -192,6 +201,39 @@ def node_clients(session: nox.Session) -> None:
     session.run("npm", "install", "--no-audit", "--no-fund", "--prefix", agents, external=True)
     env = {"HARNESS_NODE_MODULES": os.path.join(os.path.abspath(modules), "node_modules")}
     session.run("pytest", "-m", "node", *session.posargs, env=env)
+
+
+CHROMIUM = "/usr/bin/chromium"
+"""The system's Chromium, which the browser tests drive (Playwright's own browsers are never
+downloaded)."""
+
+
+@nox.session
+def browser(session: nox.Session) -> None:
+    """The HTML report in a real browser (`-m browser`): headless Chromium driven by Playwright.
+
+    Installs Chromium from the system's packages when it is missing (apt-get, as root); saves
+    screenshots of the main views under artifacts/browser/.
+    """
+    if not os.path.exists(CHROMIUM):
+        session.run("apt-get", "update", external=True)
+        session.run("apt-get", "install", "-y", "chromium", external=True)
+    session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "browser"))
+    env = {"HARNESS_CHROMIUM": CHROMIUM, "HARNESS_SCREENSHOTS": f"{ARTIFACTS}/browser"}
+    session.run("pytest", "-m", "browser", *session.posargs, env=env)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the docs site from docs/ with MkDocs in strict mode: a broken link or page fails.
+
+    The site goes to a temp folder; `-- --site-dir PATH` keeps it.
+    """
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
+    site = os.path.join(os.path.abspath(session.create_tmp()), "site")
+    session.run(
+        "mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", site, *session.posargs
+    )
 
 
 @nox.session

@@ -20,7 +20,7 @@ __all__ = [
     "seconds",
 ]
 
-README_SECTION = "the CLI section of README.md"
+README_SECTION = "docs/cli.md, the command line"
 """Where the full command-line reference lives."""
 
 EXIT_STATUSES = f"""\
@@ -101,7 +101,7 @@ def check_outputs(
             `.json` file in the suite folder, or the same file as another output (or as
             `--baseline`, which it would overwrite).
     """
-    from harness.reports.artifact import BASELINE, JSON_REPORT, JUNIT, check_output
+    from harness.reports.artifact import BASELINE, HTML, JSON_REPORT, JUNIT, check_output
 
     if args.baseline == "":  # an unset variable in CI: never a run without its gate, unsaid
         raise UsageError("--baseline: the path is empty")
@@ -111,6 +111,7 @@ def check_outputs(
         for flag, path, kind in (
             ("--json", args.json, JSON_REPORT),
             ("--junit", args.junit, JUNIT),
+            ("--html", args.html, HTML),
             ("--write-baseline", args.write_baseline, BASELINE),
             ("--dump-records", args.dump_records, None),
         )

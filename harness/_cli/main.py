@@ -57,7 +57,7 @@ def _width() -> int:
     return (columns or 80) - 2
 
 
-COMMANDS = ("init", "run", "record", "check", "merge", "trend", "history", "schema")
+COMMANDS = ("init", "run", "record", "check", "merge", "report", "trend", "history", "schema")
 """The subcommands, each a module of `harness._cli.commands`, in the order `--help` lists them."""
 
 

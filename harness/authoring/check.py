@@ -23,9 +23,10 @@ from harness.fixtures.reading import read_fixture
 from harness.fixtures.suite import fixture_paths, load_cases
 from harness.grading.evidence import load_refusals
 from harness.grading.expectations import evaluate_expects
-from harness.pipeline.case import run_case
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
+from harness.pipeline.suite import play_cases
 from harness.recording import RunRecord
+from harness.reports.model import CaseReport
 
 __all__ = ["CheckFinding", "CheckReport", "FixtureStrength", "SuiteBalance", "check_suites"]
 
@@ -116,13 +117,16 @@ def check_suites(
         registered = None if tool_names is None else frozenset(tool_names)
         if setup.agent_command and not registered:
             registered = None  # its tools are its own: none declared, nothing to warn against
+        # a skipped case is not run, so there is nothing to measure
+        runnable = [case for case in cases if case.trace.skip is None]
+        replays = dict(zip(map(id, runnable), play_cases(runnable, setup), strict=True))
         for case in cases:
             findings.extend(_warnings(case, registered))
             if case.trace.skip is not None:
-                continue  # a skipped case is not run, so there is nothing to measure
+                continue
             findings.extend(_vacuous(case))
             findings.extend(_unknown_tools(case, registered))
-            measured, found = _strength(case, setup, min_strength)
+            measured, found = _strength(case, replays[id(case)], min_strength)
             strengths.append(measured)
             findings.extend(found)
         balance = _balance(directory, cases)
@@ -212,9 +216,8 @@ def _unknown_tools(case: Case, registered: frozenset[str] | None) -> list[CheckF
 
 
 def _strength(
-    case: Case, setup: Setup, min_strength: float | None
+    case: Case, report: CaseReport, min_strength: float | None
 ) -> tuple[FixtureStrength, list[CheckFinding]]:
-    report = run_case(case, setup)
     row = FixtureStrength(
         file=case.source,
         name=case.name,

@@ -15,17 +15,17 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harness.authoring.pin import Pin, installed_pin
 from harness.errors import ConfigError, UsageError
 from harness.reports.artifact import write_atomic
-from harness.version import DISTRIBUTION, __version__
 
 __all__ = [
     "CI_CHOICES",
-    "NOXFILE_LINES",
+    "NOXFILE_MARKER",
     "Outcome",
     "Scaffold",
     "init_project",
-    "requirement",
+    "noxfile_block",
 ]
 
 CI_CHOICES = ("github", "gitlab")
@@ -40,11 +40,8 @@ _GREETINGS = {
     "live": ("Say hello to harness_user.", "Hello, harness_user! Nice to meet you."),
 }
 _NEEDLES = {"regression": "How can I help", "capability": "What shall we work on", "live": "Hello"}
-NOXFILE_LINES = (
-    "from harness.nox_sessions import register",
-    'register(harness="{requirement}")',
-)
-"""What a noxfile needs for the sessions; `{requirement}` is the pinned harness."""
+NOXFILE_MARKER = "# --- replay harness sessions"
+"""The first line of the sessions' block: a noxfile holding it has the sessions."""
 
 Action = Literal["created", "overwrote", "kept", "unchanged", "added", "present"]
 
@@ -68,6 +65,10 @@ class Scaffold:
 
     root: str
     outcomes: tuple[Outcome, ...]
+    requirement: str
+    """The harness every written file installs."""
+    warnings: tuple[str, ...] = ()
+    """What may keep the written files from working in CI (a harness CI cannot reach)."""
 
     @property
     def changed(self) -> tuple[Outcome, ...]:
@@ -75,9 +76,9 @@ class Scaffold:
         return tuple(o for o in self.outcomes if o.action in ("created", "overwrote", "added"))
 
 
-def requirement() -> str:
-    """The harness requirement that the generated sessions and CI install: this release."""
-    return f"{DISTRIBUTION}=={__version__}"
+def noxfile_block(requirement: str) -> str:
+    """The sessions' block of the noxfile, which needs nothing but nox and the stdlib."""
+    return _template("nox-sessions.py.txt", requirement)
 
 
 def init_project(
@@ -87,8 +88,12 @@ def init_project(
     agent_command: str | None = None,
     ci: str = "github",
     force: bool = False,
+    harness: str | None = None,
 ) -> Scaffold:
     """Write the gated-project files into `root`; see the module docstring.
+
+    `harness` is the requirement the written files install; without it, the one this running
+    harness was installed from (see `harness.authoring.pin`).
 
     Raises:
         UsageError: `root` is not a folder, or an option is malformed.
@@ -105,7 +110,10 @@ def init_project(
         raise UsageError("--agent-command: must not be empty")
     if ci not in CI_CHOICES:
         raise UsageError(f"--ci: expected one of {', '.join(CI_CHOICES)}, got {ci!r}")
-    pin = requirement()
+    if harness is not None and (not harness.strip() or not harness.isprintable()):
+        raise UsageError(f"--harness: expected a pip requirement on one line, got {harness!r}")
+    pinned = Pin(requirement=harness.strip()) if harness is not None else installed_pin(root)
+    pin = pinned.requirement
     config = _pyproject(root, _table(agent, agent_command))  # refuses a bad file before any write
     files: list[tuple[str, str]] = [("evals/fixture.schema.json", _fixture_schema())]
     files += [(f"evals/{suite}/greeting.json", _example(suite)) for suite in _GREETINGS]
@@ -116,16 +124,10 @@ def init_project(
     else:
         write_atomic(os.path.join(root, "pyproject.toml"), config[1].encode())
         outcomes.append(Outcome(path="pyproject.toml", action=config[0]))
-    lines = tuple(line.format(requirement=pin) for line in NOXFILE_LINES)
+    block = noxfile_block(pin)
+    noxfile = _template("noxfile.py.txt", pin).replace("@SESSIONS@\n", block)
     outcomes.append(
-        _write(
-            root,
-            "noxfile.py",
-            _template("noxfile.py.txt", pin),
-            force,
-            "harness.nox_sessions",
-            lines,
-        )
+        _write(root, "noxfile.py", noxfile, force, NOXFILE_MARKER, tuple(block.splitlines()))
     )
     if ci == "github":
         outcomes.append(_write(root, GITHUB_WORKFLOW, _template("github.yml", pin), force=force))
@@ -134,7 +136,8 @@ def init_project(
         include = ("include:", f"  - local: {GITLAB_INCLUDE}")
         text = "# The replay harness's jobs (written by `harness init`).\n" + "\n".join(include)
         outcomes.append(_write(root, ".gitlab-ci.yml", text + "\n", force, GITLAB_INCLUDE, include))
-    return Scaffold(root=root, outcomes=tuple(outcomes))
+    warnings = () if pinned.warning is None else (pinned.warning,)
+    return Scaffold(root=root, outcomes=tuple(outcomes), requirement=pin, warnings=warnings)
 
 
 def _write(
@@ -172,8 +175,11 @@ def _read(path: str) -> bytes | None:
 
 
 def _template(name: str, pin: str) -> str:
+    """A template with the requirement in: a Python string literal, or as text in comments."""
     with open(os.path.join(_TEMPLATES, name), encoding="utf-8") as file:
-        return file.read().replace(_PLACEHOLDER, pin)
+        text = file.read()
+    literal = json.dumps(pin, ensure_ascii=False)
+    return text.replace(f'"{_PLACEHOLDER}"', literal).replace(_PLACEHOLDER, pin)
 
 
 def _fixture_schema() -> str:

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from harness.errors import ExtensionError
+from harness.errors import CaseTimeout, ExtensionError
 from harness.grading.budget import BudgetGrader
 from harness.grading.expectations import ExpectationsGrader
 from harness.grading.requests import RequestsGrader
 from harness.grading.response_json import ResponseJsonGrader
-from harness.grading.result import GradeContext, Grader, GradeResult
+from harness.grading.result import CATEGORIES, GradeContext, Grader, GradeResult
 from harness.grading.workspace import WorkspaceGrader
 
 if TYPE_CHECKING:
@@ -56,13 +56,43 @@ def grade_case(
         name = type(grader).__name__
         try:
             results = tuple(grader.grade(case, record, context))
-        except Exception as exc:
+        except CaseTimeout:
+            raise
+        except (Exception, SystemExit) as exc:
             raise ExtensionError(f"grader {name} failed: {type(exc).__name__}: {exc}") from exc
-        if not all(isinstance(result, GradeResult) for result in results):
-            raise ExtensionError(f"grader {name} returned something that is not GradeResults")
+        wrong = next((result for result in results if not _well_formed(result)), None)
+        if wrong is not None:
+            raise ExtensionError(
+                f"grader {name} returned something that is not a GradeResult "
+                f"(check: str, passed: bool, detail: str, category: one of "
+                f"{', '.join(CATEGORIES)}): {_shown(wrong)}"
+            )
         grades.extend(results)
     if not grades:  # every case declares a check, so no grade at all means none was made
         raise ExtensionError(
             "no grader returned a check for this case: an empty grade list is never a pass"
         )
     return tuple(grades)
+
+
+def _well_formed(result: object) -> bool:
+    """Whether `result` is a `GradeResult` whose fields hold what their types say (a Struct
+    is not checked when it is made, so `passed="no"` would otherwise reach the reports)."""
+    return (
+        isinstance(result, GradeResult)
+        and type(result.passed) is bool
+        and type(result.check) is str
+        and type(result.detail) is str
+        and result.category in CATEGORIES
+    )
+
+
+def _shown(value: object) -> str:
+    """`value` as an error may quote it: its repr, cut short."""
+    from harness.text import truncate
+
+    try:
+        text = repr(value)
+    except Exception as exc:  # a repr that raises is the grader's bug, not ours
+        text = f"<{type(value).__name__}: repr failed with {type(exc).__name__}>"
+    return truncate(text, 200)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
+from urllib.parse import quote
 
 from harness.history.trend import (  # MV-PRUNE
     RunPoint,
     Status,
     Trend,
 )
+from harness.reports.html import page_part, policy
 from harness.text import markdown, printable
 
 __all__ = [
@@ -21,28 +23,30 @@ __all__ = [
     "render_trend_table",
 ]
 
-_STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem; color: #1d1d1f; }
-table { border-collapse: collapse; margin: 1rem 0; }
-th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.6rem; text-align: left; }
-td.pass { background: #dafbe1; } td.fail { background: #ffebe9; }
-td.error { background: #fff8c5; } td.none { color: #8c959f; }
-.hint { padding: 0.75rem; background: #f6f8fa; border-left: 4px solid #8c959f; }
-"""
 
+def render_trend_html(trend: Trend, reports: Mapping[str, str] | None = None) -> str:
+    """A page that needs nothing but itself: the HTML report's style, inline SVG (when
+    available), and no script at all.
 
-def render_trend_html(trend: Trend) -> str:
-    """A page that needs nothing but itself: inline CSS, inline SVG (when available)."""
+    Args:
+        trend: What the page shows.
+        reports: The file name of each run's HTML report kept beside the page, by run id:
+            each such run links to its report.
+    """
     title = f"harness trend: {trend.suite}"
     svg = pass_rate_svg(trend.runs, title) if trend.runs else None
-    chart = svg if svg is not None else f'<p class="hint">{escape(CHART_HINT)}</p>'
+    chart = svg if svg is not None else f'<p class="note">{escape(CHART_HINT)}</p>'
+    style = page_part("style.css")
+    # The chart's SVG carries its own inline styles: with it, inline style is allowed.
+    csp = policy(script=None, style=None if svg is not None else style)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">',
+        f"<title>{escape(title)}</title><style>{style}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
         f'<section id="chart">{chart}</section>',
-        _runs_table(trend),
+        _runs_table(trend, reports or {}),
         _grid(trend),
         _lists(trend),
         "</body></html>",
@@ -50,15 +54,25 @@ def render_trend_html(trend: Trend) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _runs_table(trend: Trend) -> str:
+def _runs_table(trend: Trend, reports: Mapping[str, str]) -> str:
     rows = "".join(
         f"<tr><td>#{p.number}</td><td>{escape(p.started_at)}</td>"
         f"<td><code>{escape((p.git_commit or '-')[:10])}</code></td>"
-        f"<td>{p.passed}/{p.total}</td><td>{p.pass_rate:.1%}</td></tr>"
+        f"<td>{p.passed}/{p.total}</td><td>{p.pass_rate:.1%}</td><td>{_link(p, reports)}</td></tr>"
         for p in trend.runs
     )
-    head = "<tr><th>#</th><th>started</th><th>commit</th><th>passed</th><th>pass rate</th></tr>"
+    head = (
+        "<tr><th>#</th><th>started</th><th>commit</th><th>passed</th><th>pass rate</th>"
+        "<th>report</th></tr>"
+    )
     return f'<h2>Runs</h2><table id="runs">{head}{rows}</table>'
+
+
+def _link(point: RunPoint, reports: Mapping[str, str]) -> str:
+    name = reports.get(point.run_id)
+    if name is None:
+        return '<span class="none">not kept</span>'
+    return f'<a href="{escape(quote(name))}">report #{point.number}</a>'
 
 
 def _grid(trend: Trend) -> str:

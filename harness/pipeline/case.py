@@ -6,7 +6,7 @@ import contextlib
 import time
 from typing import Any
 
-from harness.errors import AgentError, CaseError, ConfigError, ExtensionError
+from harness.errors import AgentError, CaseError, CaseTimeout, ConfigError, ExtensionError
 from harness.fixtures.catalog import reread
 from harness.fixtures.format import Case
 from harness.fixtures.identity import case_hash, case_id
@@ -19,7 +19,7 @@ from harness.pipeline.capture import Capture, Captured
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.pipeline.watchdog import on_timer
 from harness.pipeline.workspace import prepare
-from harness.recording import FanOut, ObservedProvider, RecordingObserver
+from harness.recording import FanOut, ObservedProvider, RecordingObserver, RunRecord
 from harness.replay.agent import Agent
 from harness.replay.context import CaseContext, Endpoint
 from harness.replay.driver import converse, escaped, within
@@ -56,7 +56,9 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
     replay = ReplayProvider(case.trace)
     provider = ObservedProvider(replay, observer)
     # Only the project's own code can print: the reference loop and its tools never do.
-    capture = Capture(setup.output_limit, live=not setup.capture) if setup.can_hang else None
+    capture = None
+    if setup.runs_project_code:
+        capture = Capture(setup.output_limit, live=not setup.capture)
     with Workspace() as workspace:
         grace = setup.tool_spans_grace_s if setup.tool_spans else None
         endpoint = Endpoint(
@@ -90,7 +92,9 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
                 duration_s=time.perf_counter() - started,
             )
             try:
-                grades = grade_case(case, record, context, setup.graders)
+                grades = _graded(case, record, context, setup)
+            except CaseTimeout as exc:
+                grades, error = (), str(exc)
             except ExtensionError as exc:
                 grades, error = (), str(exc)
                 trace = _formatted(exc.__cause__ or exc)
@@ -124,6 +128,24 @@ def run_ref(
     return run_case(case, setup)
 
 
+def _graded(
+    case: Case, record: RunRecord, context: GradeContext, setup: Setup
+) -> tuple[GradeResult, ...]:
+    """The case's checks; in a worker, the project's graders get the case's timeout.
+
+    Raises:
+        CaseTimeout: A project grader did not return in time.
+        ExtensionError: A project grader failed or returned something that is not grades.
+    """
+    if not (setup.in_worker and setup.graders):
+        return grade_case(case, record, context, setup.graders)
+    return on_timer(
+        setup.case_timeout,
+        lambda: grade_case(case, record, context, setup.graders),
+        who="the project's graders",
+    )
+
+
 Played = tuple[str, str | None, str | None]
 """What a case's agent said last, or why it failed and the traceback of an unexpected error."""
 
@@ -142,7 +164,7 @@ def _play(
     it raises, `SystemExit` and `KeyboardInterrupt` included, errors its case alone, while a
     signal to the harness still reaches the main thread and stops the run.
     """
-    timeout = setup.case_timeout if setup.can_hang else None
+    timeout = setup.case_timeout if setup.runs_project_code else None
     built: list[Agent] = []
 
     def play() -> str:
@@ -153,7 +175,7 @@ def _play(
         try:
             if setup.in_worker:  # SIGINT is ignored there: nothing it raises is a signal
                 return on_timer(timeout, play), None, None
-            return within(timeout, play, threaded=setup.can_hang), None, None
+            return within(timeout, play, threaded=setup.runs_project_code), None, None
         finally:
             close = getattr(built[0], "close", None) if built else None
             if close is not None:

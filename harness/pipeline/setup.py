@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -13,6 +13,7 @@ from harness.config import DEFAULT_OUTPUT_LIMIT, Config
 from harness.errors import ConfigError
 from harness.grading.result import Grader
 from harness.messages import Observer
+from harness.pipeline.plugins import Loaded, PluginPath, Plugins
 from harness.replay.agent import Agent, ReferenceAgent
 from harness.replay.context import CaseContext
 from harness.replay.tools import default_tools
@@ -54,8 +55,6 @@ def setup_from(
     Raises:
         ConfigError: A plugin cannot be loaded, or the settings contradict each other.
     """
-    from harness.replay.plugin import check_tools, load_agent_factory, load_tools_factory
-
     root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
     setup = Setup(
         case_timeout=case_timeout or config.case_timeout,
@@ -71,44 +70,65 @@ def setup_from(
         setup = msgspec.structs.replace(
             setup, tool_spans=True, tool_spans_grace_s=config.tool_spans_grace_s
         )
-    agent_path, source, key = _origin(agent, config.agent, "agent", config_path)
-    if agent_path:
-        factory = load_agent_factory(agent_path, source=source, key=key, root=root)
-        setup = msgspec.structs.replace(
-            setup, agent_factory=factory, agent_name=f"{source}: {agent_path}"
-        )
-    command, command_source, command_key = _origin(
+    agent_plugin = _origin(agent, config.agent, "agent", config_path)
+    command, command_source, command_key = _origin_of(
         agent_command, config.agent_command, "agent_command", config_path
     )
-    if command:
-        if agent_path:
+    if command is not None:
+        if agent_plugin is not None:
             reason = "set either agent or agent_command, not both"
             raise ConfigError(command_source, command_key, reason)
         argv = _command(command, command_source, command_key)
         _check_startable(argv[0], root, command_source, command_key)
         setup = msgspec.structs.replace(setup, agent_command=argv, root=root)
-    tools_path, source, key = _origin(tools, config.tools, "tools", config_path)
-    if tools_path:
-        factory_of_tools = load_tools_factory(
-            tools_path, source=source, key=key, root=root, with_defaults=config.default_tools
-        )
-        setup = msgspec.structs.replace(setup, tools=factory_of_tools)
-    elif not config.default_tools:
+    tools_plugin = _origin(tools, config.tools, "tools", config_path)
+    if tools_plugin is None and not config.default_tools:
         raise ConfigError(
             config_path or "pyproject.toml",
             "[tool.harness].default_tools",
             "false leaves no tool at all: set `tools` to the project's tools factory",
         )
-    if config.graders:
-        graders = _graders(config.graders, config_path or "pyproject.toml", root)
-        setup = msgspec.structs.replace(setup, graders=graders)
-    registered = check_tools(setup.tools, source=source, key=key)
+    graders = tuple(
+        PluginPath(path=path, source=config_path or "pyproject.toml", key=key)
+        for path, key in (
+            (path, f"[tool.harness].graders[{index}]") for index, path in enumerate(config.graders)
+        )
+    )
     declared = tool_names if tool_names is not None else config.tool_names
     if setup.agent_command:
         # The command's own tools are known only by these names: keep them for its surface.
         setup = msgspec.structs.replace(setup, tool_names=tuple(declared or ()))
-    registered = () if setup.agent_command else registered_names(setup, registered)
+    plugins = Plugins(
+        agent=agent_plugin,
+        tools=tools_plugin,
+        with_defaults=config.default_tools,
+        graders=graders,
+        root=root,
+    )
+    if plugins.named():
+        setup = msgspec.structs.replace(setup, plugins=plugins)
+    registered, surface = _described(setup)
+    setup = msgspec.structs.replace(setup, surface=surface)
+    registered = () if setup.agent_command else registered
     return setup, tuple(dict.fromkeys((*registered, *(declared or ()))))
+
+
+def _described(setup: Setup) -> tuple[tuple[str, ...], str]:
+    """The names of the tools `setup`'s agent is offered (the file tools of the reference
+    loop included), and its tool surface, learnt where its plugins are loaded."""
+    from harness.pipeline.plugins import isolated
+
+    def describe(loaded: Loaded) -> list[Any]:
+        ready = setup.with_loaded(loaded)
+        names = tuple(tool.name for tool in ready.tools())
+        return [list(registered_names(ready, names)), tool_surface(ready)]
+
+    if setup.plugins is None:
+        names, surface = describe(Loaded())
+    else:
+        timeout = setup.case_timeout or DEFAULT_CASE_TIMEOUT
+        names, surface = isolated(setup.plugins, describe, timeout=timeout)
+    return tuple(names), surface
 
 
 def registered_names(setup: Setup, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -118,33 +138,6 @@ def registered_names(setup: Setup, names: tuple[str, ...]) -> tuple[str, ...]:
     from harness.replay.files import FILE_TOOL_NAMES
 
     return (*names, *(name for name in FILE_TOOL_NAMES if name not in names))
-
-
-def _graders(paths: tuple[str, ...], source: str, root: str | None) -> tuple[Grader, ...]:
-    """Each `module:factory` of `[tool.harness].graders`, called once for its grader.
-
-    Raises:
-        ConfigError: A path cannot be loaded, its factory fails, or makes no grader.
-    """
-    from harness.replay.plugin import load_callable
-
-    graders: list[Grader] = []
-    for index, path in enumerate(paths):
-        key = f"[tool.harness].graders[{index}]"
-        factory = load_callable(path, source=source, key=key, root=root)
-        try:
-            grader = factory()
-        except Exception as exc:
-            reason = f"the grader factory failed: {type(exc).__name__}: {exc}"
-            raise ConfigError(source, key, reason) from None
-        if not callable(getattr(grader, "grade", None)):
-            reason = (
-                f"{path} made {type(grader).__name__}, which is not a grader "
-                "(it needs grade(case, record, context))"
-            )
-            raise ConfigError(source, key, reason)
-        graders.append(grader)
-    return tuple(graders)
 
 
 def tool_surface(setup: Setup) -> str:
@@ -157,6 +150,8 @@ def tool_surface(setup: Setup) -> str:
     import hashlib
     import json
 
+    if setup.surface:  # learnt where the project's plugins were loaded
+        return setup.surface
     if setup.agent_command:
         # The registered tools (the built-in echo) are never offered to a command's model, so
         # hashing them would give every command agent one surface whatever its tools.
@@ -204,13 +199,21 @@ def _check_startable(program: str, root: str | None, source: str, key: str | Non
         raise ConfigError(source, key, f"cannot start {program!r}: not found on PATH")
 
 
-def _origin(
+def _origin_of(
     flag: str | None, configured: str | None, name: str, config_path: str | None
 ) -> tuple[str | None, str, str | None]:
-    """A plugin path and where it came from: its flag, or its key in pyproject.toml."""
-    if flag:
+    """A setting's value and where it came from: its flag, or its key in pyproject.toml."""
+    if flag is not None:
         return flag, "--" + name.replace("_", "-"), None
     return configured, config_path or "pyproject.toml", f"[tool.harness].{name}"
+
+
+def _origin(
+    flag: str | None, configured: str | None, name: str, config_path: str | None
+) -> PluginPath | None:
+    """The plugin a flag or a config key names, or None when neither does."""
+    path, source, key = _origin_of(flag or None, configured, name, config_path)
+    return PluginPath(path=path, source=source, key=key) if path else None
 
 
 AgentFactory = Callable[[CaseContext], Agent]
@@ -273,14 +276,55 @@ class Setup(msgspec.Struct, frozen=True, kw_only=True):
     tool_spans_grace_s: float = 2.0
     """Seconds to wait after a case's last turn for spans still being exported."""
 
-    @property
-    def can_hang(self) -> bool:
-        """Whether the agent or a tool is the project's own code, which could hang.
+    plugins: Plugins | None = None
+    """The project's code named by the config, not yet loaded: each worker process loads it
+    (`loaded`) before its first case, and the harness's own process never does."""
+    surface: str = ""
+    """The tool surface, when it was learnt where the plugins were loaded."""
 
-        The reference loop over the default tools is bounded, so it runs without a watchdog.
+    @property
+    def runs_project_code(self) -> bool:
+        """Whether the project's own code takes part in a case: its agent (a factory or a
+        command), its tools, its graders or its observers.
+
+        Such code may exit, crash, print or hang, so its cases run in supervised workers. The
+        reference loop over the default tools and the built-in graders is bounded and silent,
+        and runs where the harness does.
         """
         custom = self.agent_factory is not reference_agent or self.tools is not default_tools
-        return custom or bool(self.agent_command)
+        extensions = bool(self.graders or self.observers or self.plugins)
+        return custom or extensions or bool(self.agent_command)
+
+    def with_loaded(self, loaded: Loaded) -> Setup:
+        """This setup running with `loaded`, the plugins as imported."""
+        changes: dict[str, Any] = {"plugins": None}
+        if loaded.agent_factory is not None:
+            changes["agent_factory"] = loaded.agent_factory
+            changes["agent_name"] = self._named("agent")
+        if loaded.tools is not None:
+            changes["tools"] = loaded.tools
+        if loaded.graders:
+            changes["graders"] = (*self.graders, *loaded.graders)
+        return msgspec.structs.replace(self, **changes)
+
+    def loaded(self) -> Setup:
+        """This setup with its plugins imported, in this process (a worker's, or where there
+        is no fork to keep them out of the harness's).
+
+        Raises:
+            ConfigError: A plugin cannot be loaded.
+        """
+        if self.plugins is None:
+            return self
+        from harness.pipeline.plugins import load_plugins
+
+        return self.with_loaded(load_plugins(self.plugins))
+
+    def _named(self, what: str) -> str:
+        plugin = getattr(self.plugins, what, None)
+        if plugin is None:
+            return self.agent_name
+        return f"{plugin.source}: {plugin.path}"
 
 
 DEFAULT_SETUP = Setup()

@@ -19,7 +19,15 @@ from harness.pipeline.interrupt import signal_name
 from harness.pipeline.setup import DEFAULT_SETUP, Setup, tool_surface
 from harness.reports.model import CaseReport, SuiteReport
 
-__all__ = ["AUTO", "CRASH_MESSAGE", "PROBE_CASES", "WORKER_START_S", "run_suite", "worth_workers"]
+__all__ = [
+    "AUTO",
+    "CRASH_MESSAGE",
+    "PROBE_CASES",
+    "WORKER_START_S",
+    "play_cases",
+    "run_suite",
+    "worth_workers",
+]
 
 AUTO = 0
 """`jobs` for `--jobs auto`: workers only where they can win (see `run_suite`)."""
@@ -79,8 +87,11 @@ def run_suite(
     interrupted = None
     stopped_early, ran = False, 0
     plan = _Plan(suite)
+    supervised = _supervised(suite, setup)
+    if not supervised and suite.count:  # no fork to keep the project's code out of here
+        setup = setup.loaded()
     with gc_paused():
-        if _supervised(suite, setup):
+        if supervised:
             from harness._parallel import cpu_count
             from harness.pipeline.supervisor import run_supervised
 
@@ -117,6 +128,20 @@ def run_suite(
         stopped_early=stopped_early and ran < suite.count,
         tool_surface=tool_surface(setup),
     )
+
+
+def play_cases(cases: Sequence[Case], setup: Setup = DEFAULT_SETUP) -> Iterator[CaseReport]:
+    """Each case's report, in order: the project's code in a supervised worker, as in
+    `run_suite`, so nothing it does ends the caller's process."""
+    if setup.runs_project_code and cases:
+        from harness.pipeline.supervisor import can_supervise, run_supervised
+
+        if can_supervise():
+            yield from run_supervised(cases, setup, 1)
+            return
+        setup = setup.loaded()
+    for case in cases:
+        yield run_case(case, setup)
 
 
 def _watched(
@@ -179,7 +204,7 @@ def _auto(plan: _Plan, setup: Setup) -> Iterator[CaseReport]:
     if cores < 2 or len(cases) < 2:
         yield from (task(case, setup) for case in cases)
         return
-    if not setup.can_hang:  # the built-in loop: microseconds a case
+    if not setup.runs_project_code:  # the built-in loop: microseconds a case
         if len(cases) >= PARALLEL_MIN:
             yield from _workers(plan, cases, setup, cores)
         else:
@@ -209,7 +234,7 @@ def worth_workers(case_s: float, cases: int, jobs: int) -> bool:
 
 def _supervised(suite: Suite, setup: Setup) -> bool:
     """Whether the project's own code runs the cases, in supervised workers."""
-    if not setup.can_hang or not suite.count:
+    if not setup.runs_project_code or not suite.count:
         return False
     from harness.pipeline.supervisor import can_supervise
 
@@ -220,7 +245,7 @@ def _in_workers(suite: Suite, setup: Setup, jobs: int) -> bool:
     """Whether to replay in worker processes: asked for, and worth starting them."""
     if jobs < 2 or suite.count < 2:
         return False
-    return setup.can_hang or suite.count >= PARALLEL_MIN
+    return setup.runs_project_code or suite.count >= PARALLEL_MIN
 
 
 def _crashed(cases: Sequence[Listed], limits: Limits, index: int) -> CaseReport:

@@ -40,6 +40,7 @@ import msgspec
 from harness.errors import ConfigError
 from harness.fixtures.catalog import Listed
 from harness.pipeline.case import run_case
+from harness.pipeline.plugins import quiet_stdout
 from harness.pipeline.reaping import adopt_orphans, end_descendants
 from harness.pipeline.setup import Setup
 from harness.pipeline.watchdog import take_expired
@@ -243,9 +244,14 @@ def _serve(
     gc.freeze()
     gc.enable()
     adopt_orphans()
+    quiet_stdout()  # what the project's code prints never reaches the harness's stdout
+    try:
+        setup = msgspec.structs.replace(setup.loaded(), in_worker=True)
+    except ConfigError as exc:
+        connection.send_bytes(_CONFIG + _encode([exc.source, exc.key, exc.reason]))
+        return
     if setup.memory_mb is not None:
         limit_memory(setup.memory_mb, beyond=_address_space())
-    setup = msgspec.structs.replace(setup, in_worker=True)
     while True:
         try:
             index = int.from_bytes(connection.recv_bytes(), "little")

@@ -25,8 +25,13 @@ T = TypeVar("T")
 _expired = False
 
 
-def on_timer(timeout: float | None, work: Callable[[], T]) -> T:
+def on_timer(timeout: float | None, work: Callable[[], T], *, who: str = "the agent") -> T:
     """Run `work` on this thread, raising `CaseTimeout` inside it after `timeout` seconds.
+
+    Args:
+        timeout: Seconds `work` may take (None: no limit).
+        work: The project's code to run.
+        who: Whose code it is, as the timeout's message names it.
 
     Raises:
         CaseTimeout: The work did not finish in time.
@@ -37,9 +42,7 @@ def on_timer(timeout: float | None, work: Callable[[], T]) -> T:
     def expire(signum: int, frame: FrameType | None) -> None:
         global _expired
         _expired = True
-        raise CaseTimeout(
-            f"case timed out after {timeout:g}s (case_timeout); the agent never finished"
-        )
+        raise CaseTimeout(f"case timed out after {timeout:g}s (case_timeout); {who} never finished")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout)

@@ -42,13 +42,14 @@ def _snapshot(root: Path) -> dict[str, bytes]:
         (["--json", "evals/regression/report.json"], "--json evals/regression/report.json: the next run would read it as a fixture of the suite"),  # noqa: E501
         (["--dump-records", "evals/regression"], "--dump-records evals/regression: the next run would read it as a fixture"),  # noqa: E501
         (["--json", "my_agent.py"], "--json my_agent.py: it exists and is not a harness JSON report"),  # noqa: E501
+        (["--html", "my_agent.py"], "--html my_agent.py: it exists and is not a harness HTML page"),  # noqa: E501
         (["--junit", "pkg/__init__.py"], "--junit pkg/__init__.py: it exists and is not a JUnit XML report"),  # noqa: E501
         (["--write-baseline", ".harness/history.sqlite"], "--write-baseline .harness/history.sqlite: it is the history database, which no output replaces"),  # noqa: E501
         (["--junit", ".harness/new.sqlite", "--history", ".harness/new.sqlite"], "--junit .harness/new.sqlite: it is the history database, which no output replaces"),  # noqa: E501
         (["--json", ".harness/last-failed.json"], "--json .harness/last-failed.json: it is the last-failed cache, which no output replaces"),  # noqa: E501
         (["--json", "new.toml", "--config", "new.toml"], "--json new.toml: it is the config, which no output replaces"),  # noqa: E501
     ],
-    ids=["config", "fixture", "into-suite", "dump-into-suite", "agent-source", "empty-init", "history", "new-history", "cache", "new-config"],  # noqa: E501
+    ids=["config", "fixture", "into-suite", "dump-into-suite", "agent-source", "html-on-source", "empty-init", "history", "new-history", "cache", "new-config"],  # noqa: E501
 )  # fmt: skip
 def test_an_output_naming_what_is_not_its_own_is_refused_before_the_run(
     project: Path, capsys: pytest.CaptureFixture[str], flags: list[str], err: str

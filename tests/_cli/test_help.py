@@ -1,5 +1,5 @@
-"""The help is complete: every flag with its default, the exit statuses, and the README's CLI
-block listing exactly the flags the help lists."""
+"""The help is complete: every flag with its default, the exit statuses, and the synopsis of
+docs/cli.md listing exactly the flags the help lists."""
 
 from __future__ import annotations
 
@@ -41,9 +41,9 @@ def help_flags(parser: argparse.ArgumentParser) -> set[str]:
 
 
 def readme_flags() -> dict[str, set[str]]:
-    """Per command, the flags its usage in the README's CLI block names."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    block = text.split("## CLI", 1)[1].split("```", 2)[1]
+    """Per command, the flags its usage in the synopsis of docs/cli.md names."""
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = text.split("```", 2)[1]
     usage: dict[str, set[str]] = {}
     current = None
     for line in block.splitlines():
@@ -59,8 +59,8 @@ def readme_flags() -> dict[str, set[str]]:
     return usage
 
 
-def test_the_readme_cli_block_and_the_help_name_the_same_flags() -> None:
-    """Both directions: a flag in the README is in the help, and every help flag is in it."""
+def test_the_cli_page_and_the_help_name_the_same_flags() -> None:
+    """Both directions: a flag on the page is in the help, and every help flag is on it."""
     documented = readme_flags()
     parsers = commands()
     assert set(documented) == set(parsers)
@@ -90,7 +90,7 @@ def test_every_help_states_the_exit_statuses_and_the_reference(
     out = capsys.readouterr().out
     for status in ("0", "1", "2", "130", "143"):
         assert re.search(rf"^  {status} ", out, re.MULTILINE), (argv, status)
-    assert "the CLI section of README.md" in out
+    assert "docs/cli.md, the command line" in out
 
 
 def test_run_help_lists_the_new_flags_with_their_defaults(

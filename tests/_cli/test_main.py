@@ -105,7 +105,7 @@ def test_flags_override_config(
         (
             ["bogus"],
             "invalid choice: 'bogus' (choose from "
-            "'init', 'run', 'record', 'check', 'merge', 'trend', 'history', 'schema')",
+            "'init', 'run', 'record', 'check', 'merge', 'report', 'trend', 'history', 'schema')",
         ),
     ],
 )

@@ -57,3 +57,13 @@ def test_without_matplotlib_the_page_says_how_to_get_the_chart(
     assert "<svg" not in page
     assert html.escape(CHART_HINT) in page
     assert '<table id="grid">' in page
+
+
+def test_the_page_allows_no_script_and_loads_nothing() -> None:
+    """The trend page's policy refuses every script and every load, and it has the report's
+    style."""
+    from harness.reports.html import page_part
+
+    page = render_trend_html(trend())
+    assert "default-src &#x27;none&#x27;; script-src &#x27;none&#x27;" in page
+    assert page_part("style.css") in page

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 __all__ = ["NEXT_COMMANDS", "register"]
 
 NEXT_COMMANDS = (
+    ("pipx install nox", "once: nox in an environment of its own (or run `uvx nox ...`)"),
     ("nox -s regression", "replay evals/regression through the agent: the gate CI runs"),
     ("nox -s harness-check", "prove every fixture can fail, and lint it for private data"),
 )
@@ -44,6 +45,11 @@ def register(commands: Any) -> None:
         help="the CI pipeline to write (default: github)",
     )
     init.add_argument(
+        "--harness",
+        metavar="REQUIREMENT",
+        help="the harness the sessions install (default: where this one was installed from)",
+    )
+    init.add_argument(
         "--force", action="store_true", help="overwrite files init wrote before (default: off)"
     )
     init.set_defaults(handler=init_command)
@@ -59,18 +65,22 @@ def init_command(args: argparse.Namespace) -> int:
         agent_command=args.agent_command,
         ci=args.ci,
         force=args.force,
+        harness=args.harness,
     )
     sys.stdout.write(summary(scaffold))
+    for warning in scaffold.warnings:
+        sys.stderr.write(f"harness init: warning: {warning}\n")
     return 0
 
 
 def summary(scaffold: Scaffold) -> str:
     """What `init` prints: one line per file, the lines to add by hand, the next commands."""
     lines = [_line(outcome) for outcome in scaffold.outcomes]
+    lines += ["", f"the sessions install the harness from: {scaffold.requirement}"]
     for outcome in scaffold.outcomes:
         if outcome.advice:
             lines += ["", f"{outcome.path} is yours, so it was not touched; add these lines to it:"]
-            lines += [f"    {line}" for line in outcome.advice]
+            lines += ["", *outcome.advice, ""]
     if not scaffold.changed:
         lines += ["", "nothing created: every file is already there (--force rewrites them)"]
     lines += ["", "next:"]

@@ -21,6 +21,9 @@ def register(commands: Any) -> None:
     )
     merge.add_argument("--junit", metavar="PATH", help="write the merged JUnit XML (default: none)")
     merge.add_argument(
+        "--html", metavar="PATH", help="write the merged HTML report (default: none)"
+    )
+    merge.add_argument(
         "--junit-flavor",
         choices=("full", "strict"),
         default="full",
@@ -54,8 +57,12 @@ def merge_command(args: argparse.Namespace) -> int:
     write_artifacts(
         outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
     )
+    if args.html:
+        from harness.reports.html import write_html
+
+        write_html(args.html, outputs.json())
     artifacts = [path for path in (args.json, args.junit) if path]
-    publish(report, args.format, artifacts, args.parts)
+    publish(report, args.format, artifacts, [*args.parts, *([args.html] if args.html else [])])
     if report.interrupted is not None:
         return exit_status(report.interrupted)
     return report.exit_code()
@@ -71,10 +78,14 @@ def check_merge_outputs(args: argparse.Namespace) -> None:
     import os
 
     from harness.errors import UsageError
-    from harness.reports.artifact import JSON_REPORT, JUNIT, check_output
+    from harness.reports.artifact import HTML, JSON_REPORT, JUNIT, check_output
 
     taken = {os.path.realpath(part): f"the part {part}" for part in args.parts}
-    for flag, path, kind in (("--json", args.json, JSON_REPORT), ("--junit", args.junit, JUNIT)):
+    for flag, path, kind in (
+        ("--json", args.json, JSON_REPORT),
+        ("--junit", args.junit, JUNIT),
+        ("--html", args.html, HTML),
+    ):
         if path is None:
             continue
         check_output(flag, path, kind=kind)

@@ -74,6 +74,8 @@ def record_command(args: argparse.Namespace) -> int:
     setup, _ = setup_from(
         config, config_path, agent=args.agent, tools=args.tools, agent_command=args.agent_command
     )
+    # Recording drives the agent here, against the proxy; it decides no gate's status.
+    setup = setup.loaded()
     written = record(
         setup,
         upstream=args.upstream,

@@ -58,6 +58,7 @@ def register(commands: Any) -> None:
     )
     run.add_argument("--json", metavar="PATH", help="also write the JSON report (default: none)")
     run.add_argument("--junit", metavar="PATH", help="also write JUnit XML (default: none)")
+    run.add_argument("--html", metavar="PATH", help="also write the HTML report (default: none)")
     run.add_argument(
         "--junit-flavor",
         choices=("full", "strict"),
@@ -184,7 +185,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from harness._cli.last_failed import cache_path
+    from harness._cli.last_failed import cache_path, remember
     from harness._cli.selection import apply_selection, suite_folder
     from harness.fixtures import catalog
     from harness.fixtures.shard import parse_shard
@@ -248,7 +249,7 @@ def _run(args: argparse.Namespace) -> int:
         json_path=args.json,
         junit_path=args.junit,
         junit_flavor=args.junit_flavor,
-        json=args.format == "json",
+        json=args.format == "json" or bool(args.html),
         history=history is not None,
         keep=True,  # what the table, the summary and the last-failed cache read: no record
         identity=baseline is not None or bool(args.write_baseline),
@@ -284,7 +285,11 @@ def _run(args: argparse.Namespace) -> int:
         if baseline is not None or args.write_baseline:
             complete = stream.total == expected and report.interrupted is None
             status, comparison = baselines(args, shown, baseline, status, complete=complete)
-        _remember(cache, shown)
+        remember(cache, shown)
+        if args.html:  # drawn from the JSON report just finished
+            from harness.reports.html import write_html
+
+            write_html(args.html, b"".join(stream.json_pieces()), comparison=comparison)
         if args.format == "json":
             ok = to_stdout(show_json(stream.json_pieces()))
             if comparison is not None:  # stdout is the document: the comparison goes beside it
@@ -297,7 +302,7 @@ def _run(args: argparse.Namespace) -> int:
             from harness.reports.github import publish
 
             artifacts = [path for path in (args.json, args.junit) if path]
-            others = [path for path in (args.write_baseline, args.baseline, history) if path]
+            others = [p for p in (args.write_baseline, args.baseline, args.html, history) if p]
             if ok:
                 to_stdout(lambda _: publish(shown, args.format, artifacts, others))
             else:  # stdout is gone: the job summary is still a file worth writing
@@ -365,12 +370,6 @@ def _progress(
 
 def _failed(case: Any) -> bool:
     return not case.passed
-
-
-def _remember(cache: str, report: SuiteReport) -> None:
-    from harness._cli.last_failed import remember
-
-    remember(cache, report)
 
 
 def _unobservable(*, tool_spans: bool) -> Screen:

@@ -65,8 +65,9 @@ def trend_command(args: argparse.Namespace) -> int:
         print(render_trend_table(trend))
     if args.html:
         from harness.history.render import render_trend_html
+        from harness.reports.html import pages_beside
 
-        write_atomic(args.html, render_trend_html(trend).encode())
+        write_atomic(args.html, render_trend_html(trend, pages_beside(args.html)).encode())
     append_step_summary(
         render_trend_markdown(trend), [path for path in (args.html, history) if path]
     )
