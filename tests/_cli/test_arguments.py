@@ -42,7 +42,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
         (["--json", "evals/regression/report.json"], "--json evals/regression/report.json: the next run would read it as a fixture of the suite"),  # noqa: E501
         (["--dump-records", "evals/regression"], "--dump-records evals/regression: the next run would read it as a fixture"),  # noqa: E501
         (["--json", "my_agent.py"], "--json my_agent.py: it exists and is not a harness JSON report"),  # noqa: E501
-        (["--html", "my_agent.py"], "--html my_agent.py: it exists and is not a harness HTML page"),  # noqa: E501
+        (["--html", "my_agent.py"], "--html my_agent.py: it exists and is not a harness HTML page"),
         (["--junit", "pkg/__init__.py"], "--junit pkg/__init__.py: it exists and is not a JUnit XML report"),  # noqa: E501
         (["--write-baseline", ".harness/history.sqlite"], "--write-baseline .harness/history.sqlite: it is the history database, which no output replaces"),  # noqa: E501
         (["--junit", ".harness/new.sqlite", "--history", ".harness/new.sqlite"], "--junit .harness/new.sqlite: it is the history database, which no output replaces"),  # noqa: E501
