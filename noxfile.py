@@ -244,4 +244,7 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
     suites = sorted(path for path in glob.glob("evals/*") if os.path.isdir(path))
-    session.run("harness", "check", *(arg for suite in suites for arg in ("--suite", suite)))
+    gating = [suite for suite in suites if os.path.basename(suite) != "capability"]
+    session.run("harness", "check", *(arg for suite in gating for arg in ("--suite", suite)))
+    if "evals/capability" in suites:  # its cases are what the agent cannot do yet
+        session.run("harness", "check", "--may-fail", "--suite", "evals/capability")

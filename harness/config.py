@@ -50,6 +50,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """`package.module:factory` paths, each making one of the project's own graders."""
     agent_command: str | None = None
     """A command that runs the agent in any language against the replay endpoint."""
+    agent_reuse: bool = False
+    """Whether each worker starts `agent_command` once and plays case after case through it."""
     tool_names: tuple[Annotated[str, msgspec.Meta(min_length=1)], ...] | None = None
     """The names of the agent's own tools, for an agent whose tools are no harness `Tool`
     (a wire agent): fixtures may name them. Without it, a wire agent's fixtures may name

@@ -144,3 +144,21 @@ class Forging(str):
 
     def __str__(self) -> str:
         return "goodbye and anything else"
+
+
+def echo_case(name: str, **expects: Any) -> dict[str, Any]:
+    """A case whose agent echoes `name` with one tool call, then says it."""
+    call = {"id": "call_1", "name": "echo", "arguments": {"message": name}}
+    return {
+        "model_name": name,
+        "turns": [
+            {
+                "user_input": f"Echo {name} for me",
+                "steps": [
+                    {"response": {"type": "tool_calls", "tool_calls": [call]}},
+                    {"response": {"type": "text", "content": f"The echo tool said: {name}"}},
+                ],
+            }
+        ],
+        "expects": {"response_contains": [name], "tools_used": ["echo"], **expects},
+    }

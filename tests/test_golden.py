@@ -70,9 +70,11 @@ def test_suite_artifacts_are_unchanged(suite: str, status: int, tmp_path: Path) 
 
 
 def test_check_output_is_unchanged() -> None:
-    """`harness check` over every suite in evals/ prints what it printed before."""
+    """`harness check` over every suite in evals/ prints what it printed before (the
+    capability cases the reference agent cannot do yet are warnings, with `--may-fail`)."""
     suites = sorted(path.name for path in (REPO / "evals").iterdir() if path.is_dir())
-    run = harness("check", *(arg for suite in suites for arg in ("--suite", f"evals/{suite}")))
+    folders = (arg for suite in suites for arg in ("--suite", f"evals/{suite}"))
+    run = harness("check", "--may-fail", *folders)
     assert run.returncode == 0, run.stderr
     compare("check.txt", run.stdout + run.stderr)
 

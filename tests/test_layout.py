@@ -21,6 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "harness"
 MAX_LINES = 400
 
 GROUND = {
+    "agent_io",
     "errors",
     "messages",
     "text",

@@ -414,6 +414,10 @@ def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
             "10,20",
             "--slow-cases",
             "4",
+            "--reuse-cases",
+            "3",
+            "--reuse-start",
+            "0",
             "--out",
             str(out),
         ],
@@ -438,6 +442,7 @@ def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
     assert [row["cases"] for row in figures["memory"]] == [10, 20]
     assert [row["agent"] for row in figures["jobs"]] == ["20 ms agent", "echo case"]
     assert figures["workers"]["start_s"] > 0
+    assert [row["cases"] for row in figures["reuse"]["rows"]] == [3, 3]
 
 
 def test_bench_peak_rss_is_the_child_own() -> None:

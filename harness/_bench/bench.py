@@ -21,9 +21,11 @@ from typing import Any
 
 import msgspec
 
+from harness._bench.reuse import measure_reuse, reuse_alone, reuse_arguments, reuse_table
 from harness._bench.spawner import Spawner, harness_command
 from harness._bench.supervision import measure_supervision
 from harness._bench.synthetic import generate_suite
+from harness.reports.artifact import write_atomic
 
 __all__ = ["main", "measure_load", "measure_run", "measure_start"]
 
@@ -196,8 +198,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "of --sizes and ten times it)",
     )
     parser.add_argument("--slow-cases", type=int, default=200, help="cases for the jobs figures")
+    reuse_arguments(parser)
     parser.add_argument("--out", help="also write the figures as JSON here")
     args = parser.parse_args(argv)
+    if args.reuse_only:
+        reuse = reuse_alone(args.reuse_cases, args.reuse_start)
+        print("\n".join(reuse_table(reuse)))
+        return _write(args.out, {"reuse": reuse})
     sizes = [int(size) for size in args.sizes.split(",")]
     start_suite = os.path.abspath(args.start_suite) if args.start_suite else None
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as scratch:
@@ -210,13 +217,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 else [max(sizes), 10 * max(sizes)]
             )
             _measure_more(spawner, scratch, results, rss_sizes, args.slow_cases, args.repeat)
+            results["reuse"] = measure_reuse(spawner, scratch, args.reuse_cases, args.reuse_start)
         finally:
             spawner.close()
     print(_table(results))
-    if args.out:
-        from harness.reports.artifact import write_atomic
+    return _write(args.out, results)
 
-        write_atomic(args.out, msgspec.json.format(msgspec.json.encode(results), indent=2) + b"\n")
+
+def _write(out: str | None, results: dict[str, Any]) -> int:
+    if out:
+        write_atomic(out, msgspec.json.format(msgspec.json.encode(results), indent=2) + b"\n")
     return 0
 
 
@@ -384,4 +394,6 @@ def _table(results: dict[str, Any]) -> str:
         from harness._bench.outputs import more_tables
 
         lines += more_tables(results)
+    if "reuse" in results:
+        lines += reuse_table(results["reuse"])
     return "\n".join(lines)

@@ -1,8 +1,10 @@
 """`harness check`: prove, before merging, that every fixture can fail for the right reason.
 
-For each suite: every load rule; empty-run falsifiability; mutation strength of each passing
-replay, with the claims its name makes; the balance of positive and negative cases; and the
-privacy lint. Errors fail the check (exit 1); warnings are shown and do not.
+For each suite: every load rule; empty-run falsifiability; a green replay of each fixture
+through the agent (a replay that errors or fails is an error, with its reason); mutation
+strength of each passing replay, with the claims its name makes; the balance of positive and
+negative cases; and the privacy lint. Errors fail the check (exit 1); warnings are shown and
+do not.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class CheckFinding(msgspec.Struct, frozen=True, kw_only=True):
 
     severity: Severity
     rule: str
-    """load, vacuous, claim, strength, balance, skip, never-fails or privacy.*"""
+    """load, vacuous, replay, claim, strength, balance, skip, never-fails or privacy.*"""
     file: str
     location: str | None
     message: str
@@ -95,8 +97,13 @@ def check_suites(
     privacy: PrivacyLint | None = None,
     min_strength: float | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    may_fail: bool = False,
 ) -> CheckReport:
-    """Check every fixture of every suite folder."""
+    """Check every fixture of every suite folder.
+
+    A replay that fails or errors is an error (a warning with `may_fail`, for a capability
+    suite): its fixture cannot be measured, and `run` would not pass it either.
+    """
     lint = privacy or PrivacyLint()
     findings: list[CheckFinding] = []
     strengths: list[FixtureStrength] = []
@@ -126,7 +133,7 @@ def check_suites(
                 continue
             findings.extend(_vacuous(case))
             findings.extend(_unknown_tools(case, registered))
-            measured, found = _strength(case, replays[id(case)], min_strength)
+            measured, found = _strength(case, replays[id(case)], min_strength, may_fail=may_fail)
             strengths.append(measured)
             findings.extend(found)
         balance = _balance(directory, cases)
@@ -216,7 +223,7 @@ def _unknown_tools(case: Case, registered: frozenset[str] | None) -> list[CheckF
 
 
 def _strength(
-    case: Case, report: CaseReport, min_strength: float | None
+    case: Case, report: CaseReport, min_strength: float | None, *, may_fail: bool
 ) -> tuple[FixtureStrength, list[CheckFinding]]:
     row = FixtureStrength(
         file=case.source,
@@ -228,10 +235,20 @@ def _strength(
         survivors=(),
     )
     if not report.passed:
-        why = "it errors" if report.error else "its checks fail"
+        if report.error:
+            why, reason = "it errors", f"the replay errors: {report.error}"
+        else:
+            failed = next(grade for grade in report.grades if not grade.passed)
+            why, reason = "its checks fail", f"the replay fails: {failed.check}: {failed.detail}"
         note = f"not mutated: the replay does not pass ({why})"
         hint = "make the replay pass (see `harness run`): then its mutants can be measured"
-        return msgspec.structs.replace(row, note=note, hints=(hint,)), []
+        severity: Severity = "warning" if may_fail else "error"
+        found = [
+            CheckFinding(
+                severity=severity, rule="replay", file=case.source, location=None, message=reason
+            )
+        ]
+        return msgspec.structs.replace(row, note=note, hints=(hint,)), found
     measured = strength(case, report.record)
     if measured.total == 0:
         note = "no mutant: nothing was replayed (no tool call, no final response)"
@@ -260,7 +277,7 @@ def _strength(
         total=measured.total,
         score=measured.score,
         survivors=measured.survivors,
-        hints=mutant_hints(measured.survivors, report.record),
+        hints=mutant_hints(measured.survivors, report.record, case),
     )
     return row, findings
 

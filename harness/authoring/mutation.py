@@ -2,7 +2,8 @@
 
 A fixture is replayed once; then its real record is mutated the ways an agent regression would
 change it (a dropped, duplicated or reordered call, altered arguments or results, a flipped
-success, a blank or stale final response) and each mutant is graded. A mutant is *killed* when
+success, a blank or stale final response, and for a result that reached the model as text,
+that text altered) and each mutant is graded. A mutant is *killed* when
 at least one check fails on it; one that passes every check *survives*: the fixture would not
 catch that regression. The score is killed / total.
 
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 
 import msgspec
 
+from harness.authoring.observation import ALTERED, altered, observations
 from harness.fixtures.format import Case, TextReply
 from harness.grading.evidence import unobserved_kinds
 from harness.grading.expectations import evaluate_expects
@@ -26,10 +28,7 @@ from harness.messages import RecordedCall
 from harness.recording import RunRecord
 from harness.replay.protocol import protocols_of
 
-__all__ = ["Claim", "Mutant", "Strength", "claims", "mutants", "strength"]
-
-ALTERED = "\u2205"
-"""What an altered payload becomes: `∅`, one character no needle is likely to be part of."""
+__all__ = ["ALTERED", "Claim", "Mutant", "Strength", "claims", "mutants", "strength"]
 
 
 class Mutant(msgspec.Struct, frozen=True, kw_only=True):
@@ -37,7 +36,7 @@ class Mutant(msgspec.Struct, frozen=True, kw_only=True):
 
     kind: str
     """drop_call, duplicate_call, swap_calls, alter_arguments, alter_result, flip_success,
-    blank_response or earlier_response."""
+    blank_response, earlier_response or alter_sent_result."""
     label: str
     """What was changed, e.g. `swap_calls(0, 1)`."""
     record: RunRecord
@@ -84,12 +83,14 @@ def mutants(record: RunRecord, earlier_responses: tuple[str, ...] = ()) -> Itera
             yield _with_calls(record, "swap_calls", f"swap_calls({i}, {j})", tuple(swapped))
     for i, call in enumerate(calls):
         if call.arguments != ALTERED:
-            altered = _replace(calls, i, msgspec.structs.replace(call, arguments=ALTERED))
-            yield _with_calls(record, "alter_arguments", f"alter_arguments({i})", altered)
-        if call.result != ALTERED:
-            altered = _replace(calls, i, msgspec.structs.replace(call, result=ALTERED))
-            yield _with_calls(record, "alter_result", f"alter_result({i})", altered)
+            changed = _replace(calls, i, msgspec.structs.replace(call, arguments=ALTERED))
+            yield _with_calls(record, "alter_arguments", f"alter_arguments({i})", changed)
+        if call.result != ALTERED and not _unanswered(call):
+            changed = _replace(calls, i, msgspec.structs.replace(call, result=ALTERED))
+            yield _with_calls(record, "alter_result", f"alter_result({i})", changed)
     for i, call in enumerate(calls):
+        if _unanswered(call):
+            continue
         flipped = _replace(calls, i, msgspec.structs.replace(call, success=not call.success))
         yield _with_calls(record, "flip_success", f"flip_success({i})", flipped)
     if record.final_response:
@@ -101,6 +102,12 @@ def mutants(record: RunRecord, earlier_responses: tuple[str, ...] = ()) -> Itera
             yield Mutant(
                 kind="earlier_response", label=f"earlier_response(turn {turn})", record=stale
             )
+
+
+def _unanswered(call: RecordedCall) -> bool:
+    """A call the wire saw no result for: the agent ended its turn on it, or sent its result
+    as text (`alter_sent_result` alters that). There is no result to alter or flip."""
+    return call.result is None and call.observed == "wire"
 
 
 def _same_tool_neighbours(calls: tuple[RecordedCall, ...]) -> Iterator[tuple[int, int]]:
@@ -156,7 +163,7 @@ def strength(case: Case, record: RunRecord) -> Strength:
     if record.requests or any(call.observed == "wire" for call in record.tool_calls):
         spans = any(call.observed == "span" for call in record.tool_calls)
         unobserved = unobserved_kinds(protocols_of(record.requests), tool_spans=spans)
-    for mutant in mutants(record, earlier_responses(case)):
+    for mutant in (*mutants(record, earlier_responses(case)), *_sent_mutants(case, record)):
         if mutant.kind in unobserved:
             continue
         total += 1
@@ -167,8 +174,15 @@ def strength(case: Case, record: RunRecord) -> Strength:
         killed=total - len(survivors),
         total=total,
         survivors=tuple(mutant.label for mutant in survivors),
-        claims=tuple(_unbacked_claims(case, record, survivors)),
+        claims=tuple(_unbacked_claims(case, record, survivors, unobserved)),
     )
+
+
+def _sent_mutants(case: Case, record: RunRecord) -> Iterator[Mutant]:
+    """Each result that reached the model as text, altered where the agent sent it."""
+    for found in observations(case, record):
+        label = f"alter_sent_result(turn {found.turn}, step {found.step})"
+        yield Mutant(kind="alter_sent_result", label=label, record=altered(record, found))
 
 
 # What a name claims, from its words (model_name and file name, split on non-letters).
@@ -197,14 +211,19 @@ def claims(name: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _unbacked_claims(case: Case, record: RunRecord, survivors: list[Mutant]) -> Iterator[Claim]:
+def _unbacked_claims(
+    case: Case, record: RunRecord, survivors: list[Mutant], unobserved: frozenset[str]
+) -> Iterator[Claim]:
     name = f"{case.name} {case.source.rsplit('/', 1)[-1]}"
     count = len(record.tool_calls)
+    payload = (
+        "assert the result the agent sent back with tool_results_contain (or, for a result it "
+        "sent as text, requests.conversation_contains)"
+        if "alter_arguments" in unobserved
+        else "assert the payload with tool_arguments_contain and tool_results_contain"
+    )
     rules = {
-        "round trip": (
-            {"alter_arguments", "alter_result"},
-            "assert the payload with tool_arguments_contain and tool_results_contain",
-        ),
+        "round trip": ({"alter_arguments", "alter_result", "alter_sent_result"}, payload),
         "N dispatches": ({"drop_call", "duplicate_call"}, f"assert exact_tool_calls: {count}"),
         "order": (
             {"swap_calls", "earlier_response"},

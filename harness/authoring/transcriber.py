@@ -4,8 +4,9 @@ The agent talks to the replay endpoint in proxy mode, which forwards each of its
 requests to the upstream and keeps the exchange. Each answer becomes a scripted step of the
 turn it was made in, with its call ids, names, arguments and token counts; the results the
 agent sent back give the suggested expectations (`harness.authoring.suggestions`). Before the
-fixture is written it must load, pass the privacy lint, and replay green through the same
-agent; it is then written atomically, so nothing half-written is ever left.
+fixture is written it must load, pass the privacy lint, replay green through the same agent,
+and fail for every mutant of that replay; it is then written atomically, so nothing
+half-written is ever left.
 """
 
 from __future__ import annotations
@@ -17,20 +18,26 @@ from typing import Any, cast
 
 import msgspec
 
-from harness.authoring.mutation import strength
+from harness.authoring.hints import uncaught
+from harness.authoring.mutation import Strength, strength
+from harness.authoring.observation import needle, observations
 from harness.authoring.privacy import PrivacyLint
-from harness.authoring.suggestions import suggest
+from harness.authoring.suggestions import argument_checks, suggest
 from harness.authoring.transcript import Reply, read_reply, tool_results
 from harness.errors import CaseError, UsageError
 from harness.fixtures.format import Case, LlmTrace
 from harness.fixtures.reading import decode_trace
+from harness.grading.expectations import evaluate_expects
+from harness.grading.result import GradeResult
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import Setup
+from harness.recording import RunRecord
 from harness.replay.proxy import PLACEHOLDER_KEY, Exchange, ProxyServer
 
 __all__ = ["Recorded", "record"]
 
-SCHEMA = "../fixture.schema.json"
+SCHEMA_FILE = "fixture.schema.json"
+"""The fixture schema `harness init` writes into `evals/`, which `$schema` points at."""
 
 
 class Recorded(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,6 +49,8 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True):
     calls: int
     killed: int
     mutants: int
+    survivors: tuple[str, ...] = ()
+    """The mutants the fixture lets live (written only with `allow_weak`)."""
 
 
 def record(
@@ -51,13 +60,19 @@ def record(
     out: str,
     inputs: Sequence[str],
     allow_private: bool = False,
+    allow_weak: bool = False,
     timeout: float = 120.0,
 ) -> Recorded:
     """Run the agent of `setup` against `upstream` and write what it did to `out`.
 
+    Before it is written, the fixture must replay green through the same agent and kill
+    every mutant of that replay (`harness.authoring.mutation`): a fixture a broken agent
+    passes is not written unless `allow_weak`.
+
     Raises:
         UsageError: The upstream failed or cannot be reached, the agent failed, the run has
-            nothing that could fail, the fixture holds private data, or it does not replay.
+            nothing that could fail, the fixture holds private data, it does not replay, or
+            a mutant survives it.
     """
     name = os.path.splitext(os.path.basename(out))[0].replace("_", "-") or "recorded"
     with ProxyServer(upstream, timeout=timeout) as proxy:
@@ -66,23 +81,17 @@ def record(
     failed = next((exchange for exchange in exchanges if exchange.error), None)
     if failed is not None:
         raise UsageError(f"harness record: {failed.error}")
-    document = _fixture(name, inputs, exchanges, boundaries)
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    shows_failure = setup.tool_spans or all(e.protocol == "anthropic" for e in exchanges)
+    document = _fixture(name, inputs, exchanges, boundaries, shows_failure=shows_failure)
+    schema = _schema(out)
+    if schema is not None:
+        document = {"$schema": schema, **document}
+    measured = _prove(out, document, setup)
     if not allow_private:
-        findings = PrivacyLint().scan(document)
-        if findings:
-            first = findings[0]
-            raise UsageError(
-                f"{out}: {first.location}: {first.message} (privacy lint; nothing written; "
-                "pass --allow-private to keep it)"
-            )
-    case = Case(trace=decode_trace(out, text.encode()), source=out)
-    report = run_case(case, setup)
-    if not report.passed:
-        why = report.error or next(g.detail for g in report.grades if not g.passed)
-        raise UsageError(f"{out}: the recorded fixture does not replay green: {why}")
-    measured = strength(case, report.record)
-    _write(out, text)
+        _lint(out, document)
+    if measured.survivors and not allow_weak:
+        raise UsageError(f"{out}: not written: {_weakness(measured.survivors)}")
+    _write(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     calls = sum(
         len(step["response"].get("tool_calls", ()))
         for turn in document["turns"]
@@ -95,7 +104,90 @@ def record(
         calls=calls,
         killed=measured.killed,
         mutants=measured.total,
+        survivors=measured.survivors,
     )
+
+
+def _prove(out: str, document: dict[str, Any], setup: Setup) -> Strength:
+    """Replay the fixture through the agent, add what only the replay shows, and grade it
+    against every mutant of that replay.
+
+    Raises:
+        UsageError: The fixture does not replay green.
+    """
+    case = _case(out, document)
+    report = run_case(case, setup)
+    if not report.passed:
+        raise _not_green(out, report.error or _why(report.grades))
+    if _observed(document["expects"], case, report.record):
+        case = _case(out, document)
+        grades = evaluate_expects(case.expects, report.record)
+        if not all(grade.passed for grade in grades):
+            raise _not_green(out, _why(grades))
+    return strength(case, report.record)
+
+
+def _why(grades: Sequence[GradeResult]) -> str:
+    failed = next((grade for grade in grades if not grade.passed), None)
+    return "it did not pass" if failed is None else f"{failed.check}: {failed.detail}"
+
+
+def _not_green(out: str, why: str) -> UsageError:
+    return UsageError(f"{out}: the recorded fixture does not replay green: {why}")
+
+
+def _lint(out: str, document: dict[str, Any]) -> None:
+    """Refuse a fixture holding what looks like private data, naming where."""
+    findings = PrivacyLint().scan(document)
+    if findings:
+        first = findings[0]
+        raise UsageError(
+            f"{out}: {first.location}: {first.message} (privacy lint; nothing written; "
+            "pass --allow-private to keep it)"
+        )
+
+
+def _observed(expects: dict[str, Any], case: Case, run: RunRecord) -> bool:
+    """Add to `expects` what only the replay shows: results the agent sent as text, and the
+    arguments tool spans saw. Whether anything was added."""
+    sent = observations(case, run)
+    if sent:
+        checks = [{"needle": needle(o), "turn": o.turn, "step": o.step} for o in sent]
+        expects["requests"] = {"conversation_contains": checks}
+    spans = [(call.name, call.arguments) for call in run.tool_calls if call.observed == "span"]
+    if spans:
+        expects["tool_arguments_contain"] = argument_checks(spans)
+    return bool(sent or spans)
+
+
+def _case(out: str, document: dict[str, Any]) -> Case:
+    text = json.dumps(document, ensure_ascii=False)
+    return Case(trace=decode_trace(out, text.encode()), source=out)
+
+
+def _weakness(survivors: Sequence[str]) -> str:
+    """Which mutants a broken agent could be, and why no expectation the run supports
+    catches them."""
+    reasons = "; ".join(f"{label} survives: {uncaught(label)}" for label in survivors)
+    return (
+        f"{len(survivors)} mutant(s) of the run pass the fixture, so an agent broken that way "
+        f"would pass: {reasons} (pass --allow-weak to write it anyway)"
+    )
+
+
+def _schema(out: str) -> str | None:
+    """The fixture schema's path relative to where `out` is written, from the nearest folder
+    at or above it that holds `fixture.schema.json`; None when none does."""
+    folder = os.path.dirname(os.path.abspath(out))
+    here = folder
+    while True:
+        candidate = os.path.join(here, SCHEMA_FILE)
+        if os.path.isfile(candidate):
+            return os.path.relpath(candidate, folder).replace(os.sep, "/")
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 def _play(setup: Setup, proxy: ProxyServer, name: str, inputs: Sequence[str]) -> list[int]:
@@ -184,38 +276,46 @@ class _NoProvider:
 
 
 def _fixture(
-    name: str, inputs: Sequence[str], exchanges: Sequence[Exchange], boundaries: Sequence[int]
+    name: str,
+    inputs: Sequence[str],
+    exchanges: Sequence[Exchange],
+    boundaries: Sequence[int],
+    *,
+    shows_failure: bool,
 ) -> dict[str, Any]:
     replies = [read_reply(e.protocol, e.body, e.streamed) for e in exchanges]
-    results: dict[str, str] = {}
+    results: dict[str, tuple[str, bool]] = {}
     for exchange in exchanges:
         results.update(
-            (cid, text) for cid, text, _ in tool_results(exchange.protocol, exchange.request)
+            (cid, (text, failed))
+            for cid, text, failed in tool_results(exchange.protocol, exchange.request)
         )
     turns = []
+    finals: list[str] = []
     start = 0
     for text, end in zip(inputs, boundaries, strict=True):
         steps = [_step(reply) for reply in replies[start:end]]
         if not steps:
             raise UsageError(f"harness record: the agent made no model request for input {text!r}")
         turns.append({"user_input": text, "steps": steps})
+        finals.append(replies[end - 1].text)
         start = end
     calls = [
-        (call.name, json.dumps(call.arguments, sort_keys=True), results.get(call.id))
+        (
+            call.name,
+            json.dumps(call.arguments, sort_keys=True),
+            *results.get(call.id, (None, False)),
+        )
         for reply in replies
         for call in reply.calls
     ]
     try:
-        expects = suggest(calls, replies[-1].text if replies else "", inputs)
+        expects = suggest(
+            calls, finals[-1], inputs, earlier=finals[:-1], shows_failure=shows_failure
+        )
     except ValueError as exc:
         raise UsageError(f"harness record: {exc}") from None
-    return {
-        "$schema": SCHEMA,
-        "model_name": name,
-        "kind": "positive",
-        "turns": turns,
-        "expects": expects,
-    }
+    return {"model_name": name, "kind": "positive", "turns": turns, "expects": expects}
 
 
 def _step(reply: Reply) -> dict[str, Any]:

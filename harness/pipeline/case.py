@@ -233,20 +233,9 @@ def _build_agent(
     setup: Setup, case: Case, provider: ModelProvider, workspace: Workspace, endpoint: Endpoint
 ) -> Agent:
     if setup.agent_command:
-        from harness.replay.process import AgentProcess
+        from harness.pipeline.agent_pool import command_agent
 
-        key = endpoint.open().api_key
-        env = {
-            "OPENAI_BASE_URL": endpoint.url,
-            "OPENAI_API_KEY": key,
-            "ANTHROPIC_BASE_URL": endpoint.anthropic_url,
-            "ANTHROPIC_API_KEY": key,
-            "HARNESS_CASE": case.name,
-        }
-        otel = endpoint.otel
-        if otel is not None:  # tool spans on: the agent's exporter points at the receiver
-            env.update(otel.env)
-        return AgentProcess(setup.agent_command, env, setup.root, memory_mb=setup.memory_mb)
+        return command_agent(setup, case, endpoint, workspace)
     context = CaseContext(
         case_name=case.name,
         provider=provider,

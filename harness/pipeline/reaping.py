@@ -4,7 +4,8 @@ On Linux the worker is made a *child subreaper*, so a process its agent starts a
 (a daemon that double-forks, a helper whose parent exited) is re-parented to the worker, not
 to init, and stays findable. After each case the worker ends all of its descendants: SIGTERM
 first, then SIGKILL for those still alive after a short grace, then reaps them. With no child
-at all (the common case) that costs one `waitpid` call.
+at all (the common case) that costs one `waitpid` call. A worker's reused agent process (and
+what it started) is spared: it serves the next case.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Collection
 
 __all__ = ["GRACE_S", "adopt_orphans", "descendants", "end_descendants"]
 
@@ -37,19 +39,20 @@ def adopt_orphans() -> None:
         return
 
 
-def end_descendants(grace: float = GRACE_S) -> None:
-    """SIGTERM every descendant of this process, SIGKILL the ones left after `grace`, reap all."""
-    if not _has_children():
+def end_descendants(grace: float = GRACE_S, spare: Collection[int] = ()) -> None:
+    """SIGTERM every descendant of this process, SIGKILL the ones left after `grace`, reap all;
+    the processes in `spare`, and their descendants, are left alone."""
+    if not _has_children(spare):
         return
     deadline = time.monotonic() + grace
-    _signal_all(descendants(), signal.SIGTERM)
+    _signal_all(descendants(spare=spare), signal.SIGTERM)
     while time.monotonic() < deadline:
         _reap()
-        if not _has_children():
+        if not _has_children(spare):
             return
         time.sleep(0.01)
     for _ in range(10):  # a killed parent hands its own children on to this process
-        left = descendants()
+        left = descendants(spare=spare)
         if not left:
             break
         _signal_all(left, signal.SIGKILL)
@@ -58,8 +61,9 @@ def end_descendants(grace: float = GRACE_S) -> None:
     _reap()
 
 
-def descendants(root: int | None = None) -> list[int]:
-    """The ids of every living descendant of `root` (default: this process), from /proc."""
+def descendants(root: int | None = None, spare: Collection[int] = ()) -> list[int]:
+    """The ids of every living descendant of `root` (default: this process), from /proc,
+    but those in `spare` and theirs."""
     root = os.getpid() if root is None else root
     parents: dict[int, list[int]] = {}
     try:
@@ -80,19 +84,34 @@ def descendants(root: int | None = None) -> list[int]:
     found: list[int] = []
     frontier = [root]
     while frontier:
-        children = parents.get(frontier.pop(), [])
+        children = [pid for pid in parents.get(frontier.pop(), []) if pid not in spare]
         found += children
         frontier += children
     return found
 
 
-def _has_children() -> bool:
+def _has_children(spare: Collection[int] = ()) -> bool:
     _reap()
     try:
         os.waitpid(-1, os.WNOHANG)
     except ChildProcessError:
         return False
-    return True
+    if not spare:
+        return True
+    children = _children()
+    return children is None or bool(children - set(spare))
+
+
+def _children() -> set[int] | None:
+    """This process's children, from /proc (None where the kernel does not list them)."""
+    found: set[int] = set()
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", "rb") as file:
+                found.update(int(pid) for pid in file.read().split())
+    except (OSError, ValueError):
+        return None
+    return found
 
 
 def _reap() -> None:

@@ -44,6 +44,7 @@ def setup_from(
     capture: bool = True,
     tool_names: tuple[str, ...] | None = None,
     tool_spans: bool | None = None,
+    agent_reuse: bool | None = None,
 ) -> tuple[Setup, tuple[str, ...]]:
     """The agent, tools and timeout to run with, and the names of the tools fixtures may name.
 
@@ -81,6 +82,7 @@ def setup_from(
         argv = _command(command, command_source, command_key)
         _check_startable(argv[0], root, command_source, command_key)
         setup = msgspec.structs.replace(setup, agent_command=argv, root=root)
+    setup = _with_reuse(setup, agent_reuse, config.agent_reuse, config_path)
     tools_plugin = _origin(tools, config.tools, "tools", config_path)
     if tools_plugin is None and not config.default_tools:
         raise ConfigError(
@@ -129,6 +131,24 @@ def _described(setup: Setup) -> tuple[tuple[str, ...], str]:
         timeout = setup.case_timeout or DEFAULT_CASE_TIMEOUT
         names, surface = isolated(setup.plugins, describe, timeout=timeout)
     return tuple(names), surface
+
+
+def _with_reuse(
+    setup: Setup, flag: bool | None, configured: bool, config_path: str | None
+) -> Setup:
+    """`setup` reusing its agent command's process, if `--agent-reuse` or the config say so.
+
+    Raises:
+        ConfigError: Reuse is asked for without an agent command.
+    """
+    if not (flag or (flag is None and configured)):
+        return setup
+    if not setup.agent_command:
+        key = None if flag else "[tool.harness].agent_reuse"
+        source = "--agent-reuse" if flag else config_path
+        reason = "needs agent_command (the project's own agents already run in reused workers)"
+        raise ConfigError(source or "pyproject.toml", key, reason)
+    return msgspec.structs.replace(setup, agent_reuse=True)
 
 
 def registered_names(setup: Setup, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -252,6 +272,8 @@ class Setup(msgspec.Struct, frozen=True, kw_only=True):
     """An agent in any language: the command run once per case (JSON lines on stdin/stdout)."""
     root: str | None = None
     """The project folder, where the agent command runs."""
+    agent_reuse: bool = False
+    """Whether each supervised worker plays case after case through one agent command process."""
     tool_names: tuple[str, ...] = ()
     """The tools an `agent_command` agent declares (`tool_names`, `--tool-names`); empty for
     any other agent. They are all the harness knows of its tools, so they make its surface."""

@@ -39,6 +39,7 @@ import msgspec
 
 from harness.errors import ConfigError
 from harness.fixtures.catalog import Listed
+from harness.pipeline import agent_pool
 from harness.pipeline.case import run_case
 from harness.pipeline.plugins import quiet_stdout
 from harness.pipeline.reaping import adopt_orphans, end_descendants
@@ -237,7 +238,7 @@ def _serve(
     """The worker's loop: run the case asked for, answer with its report, until told to stop."""
     os.setsid()  # its own session and group: terminal signals go to the harness alone
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    agent_pool.end_on_sigterm()  # SIGTERM's default, after ending a reused agent process
     _forget_parent_threads()
     # The run pauses the cyclic GC, but a worker lives for many cases of an agent that may
     # make cycles: collect here, leaving the heap inherited from the harness frozen, unscanned.
@@ -252,6 +253,16 @@ def _serve(
         return
     if setup.memory_mb is not None:
         limit_memory(setup.memory_mb, beyond=_address_space())
+    try:
+        _answer(connection, cases, setup, task)
+    finally:
+        agent_pool.close_pool()
+
+
+def _answer(
+    connection: Connection, cases: Sequence[Listed], setup: Setup, task: Task | None
+) -> None:
+    """Run each case asked for and answer with its report, until told to stop."""
     while True:
         try:
             index = int.from_bytes(connection.recv_bytes(), "little")
@@ -263,7 +274,7 @@ def _serve(
         except ConfigError as exc:
             connection.send_bytes(_CONFIG + _encode([exc.source, exc.key, exc.reason]))
             return
-        end_descendants()
+        end_descendants(spare=agent_pool.spared())
         retiring = take_expired()
         connection.send_bytes((_RETIRING if retiring else _REPORT) + _encode(report))
         if retiring:

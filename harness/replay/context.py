@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from harness.messages import ModelProvider, Observer, ToolCall
     from harness.replay.otlp import OtlpExport, SpanInbox
-    from harness.replay.session import SessionRecord, WireSession
+    from harness.replay.session import RequestGuard, SessionRecord, WireSession
     from harness.replay.spans import SpanJoin
     from harness.replay.tools import ToolRegistry
     from harness.replay.workspace import Workspace
@@ -61,13 +61,27 @@ class Endpoint:
         """Who is told of the case's events (the recorder first)."""
         return self._observer
 
+    def turn(self) -> int:
+        """The index of the turn being played."""
+        return self._turn()
+
     @property
     def opened(self) -> bool:
         """Whether the agent asked for the endpoint, so the case is played over the wire."""
         return self._session is not None
 
-    def open(self) -> WireSession:
-        """The case's session, opened (and the shared server started) on the first call."""
+    def open(
+        self,
+        *,
+        api_key: str | None = None,
+        span_token: str | None = None,
+        guard: RequestGuard | None = None,
+    ) -> WireSession:
+        """The case's session, opened (and the shared server started) on the first call.
+
+        A reused agent process opens it under the key and span token it keeps for its life,
+        with a `guard` on what its requests carry; otherwise both are new for the case.
+        """
         with self._lock:
             if self._session is None:
                 from harness.replay.endpoint import shared_server  # only wire runs pay for it
@@ -77,7 +91,13 @@ class Endpoint:
                 spans = self._grace_s is not None
                 source = ScriptedReplies(self._provider)
                 manager = server.session(
-                    self._case_name, source, self._observer, self._turn, record=not spans
+                    self._case_name,
+                    source,
+                    self._observer,
+                    self._turn,
+                    record=not spans,
+                    api_key=api_key,
+                    guard=guard,
                 )
                 self._session = manager.__enter__()
                 self._close = manager.__exit__
@@ -86,7 +106,7 @@ class Endpoint:
                     from harness.replay.otlp import OtlpExport, shared_receiver
 
                     receiver = shared_receiver()
-                    self._inbox = receiver.open()
+                    self._inbox = receiver.open(span_token)
                     self._export = OtlpExport(receiver, self._inbox)
             return self._session
 

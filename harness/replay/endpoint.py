@@ -4,7 +4,8 @@ An agent in any language or framework is replayed unmodified by pointing its bas
 `ReplayServer.url` (OpenAI clients, ending in `/v1`) or `ReplayServer.anthropic_url`
 (Anthropic clients, the host alone). Each case gets a `WireSession` with its own API key,
 taken from `Authorization: Bearer` or `x-api-key`, so a request is always served from (and
-recorded into) the case that made it, with `--jobs` too. Routes ignore the query string:
+recorded into) the case that made it, with `--jobs` too. A reused agent process keeps one key
+for its life, under which the case it is playing now is served. Routes ignore the query string:
 
 - `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/messages`: the next reply, in
   that protocol's format, whole or as server-sent events with `"stream": true`;
@@ -35,7 +36,7 @@ from harness.replay.anthropic import ANTHROPIC
 from harness.replay.chat_completions import CHAT_COMPLETIONS
 from harness.replay.protocol import MODEL_ID, ROUTES, WireProtocol
 from harness.replay.responses import RESPONSES
-from harness.replay.session import ReplySource, WireSession
+from harness.replay.session import ReplySource, RequestGuard, WireSession
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -91,9 +92,17 @@ class ReplayServer:
         turn: Callable[[], int] = lambda: 0,
         *,
         record: bool = True,
+        api_key: str | None = None,
+        guard: RequestGuard | None = None,
     ) -> Iterator[WireSession]:
-        """Serve one case while the block runs (`record` off: its spans record the calls)."""
-        session = WireSession(name, source, observer, turn, record=record)
+        """Serve one case while the block runs (`record` off: its spans record the calls).
+
+        `api_key` is the key it is served under (None: a new one); a reused agent process
+        keeps one key, served to whichever of its cases is open. `guard` checks each request.
+        """
+        session = WireSession(
+            name, source, observer, turn, record=record, api_key=api_key, guard=guard
+        )
         with self._lock:
             self._sessions[session.api_key] = session
         try:

@@ -99,8 +99,8 @@ class OtlpExport:
 class SpanInbox:
     """One case's spans, as they arrive."""
 
-    def __init__(self) -> None:
-        self.token = secrets.token_hex(8)
+    def __init__(self, token: str | None = None) -> None:
+        self.token = token or secrets.token_hex(8)
         self._spans: list[Span] = []
         self._arrived = threading.Condition()
 
@@ -151,9 +151,10 @@ class SpanReceiver:
         """The full traces URL (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`)."""
         return f"{self.endpoint}/v1/traces"
 
-    def open(self) -> SpanInbox:
-        """A new inbox for one case."""
-        inbox = SpanInbox()
+    def open(self, token: str | None = None) -> SpanInbox:
+        """A new inbox for one case, under `token` (None: a new one; a reused agent process
+        keeps one token, delivered to whichever of its cases is open)."""
+        inbox = SpanInbox(token)
         with self._lock:
             self._inboxes[inbox.token] = inbox
         return inbox

@@ -8,7 +8,7 @@ server-sent events.
 
 What a protocol lets the harness observe differs: every one carries the calls the model made
 and the results the agent sent back, but only Anthropic's `tool_result.is_error` says whether a
-call failed (`carries_success`).
+call failed (`carries_success`, from the table in `harness.fixtures.observability`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from harness.fixtures.observability import WITH_ERROR_FLAG
 from harness.messages import ModelReply
 
 __all__ = [
@@ -41,9 +42,6 @@ ROUTES = {
     "/v1/messages": "anthropic",
 }
 """Each path the endpoint answers (the query string ignored), and the protocol it speaks."""
-
-WITH_ERROR_FLAG = frozenset({"anthropic"})
-"""The protocols whose tool results can say the call failed (Anthropic `is_error`)."""
 
 
 def protocols_of(requests: Iterable[Any]) -> frozenset[str]:

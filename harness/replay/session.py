@@ -1,9 +1,10 @@
 """One case's side of the replay endpoint: where its replies come from, and what it recorded.
 
 A `WireSession` is served under its own API key. Each request is kept (its path, the status
-answered and its body, never its headers); the tool results it carries are matched by id to
-the calls the session served, and recorded through the case's observer as
-`ToolDispatched(observed="wire")`, in the order the calls were served.
+answered and its body, never its headers; an answered one with the turn and step it asked
+for); the tool results it carries are matched by id to the calls the session served, and
+recorded through the case's observer as `ToolDispatched(observed="wire")`, in the order the
+calls were served.
 
 What the wire lets the harness see of a call: its name and the arguments the *model* asked
 for (the scripted ones), and the result the agent sent back. Whether the call failed is seen
@@ -28,7 +29,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -36,7 +37,7 @@ from harness.errors import ReplayError
 from harness.messages import NOT_SEEN, ModelProvider, ModelReply, Observer, ToolCall, ToolDispatched
 from harness.replay.protocol import WireProtocol, WireResult
 
-__all__ = ["ReplySource", "ScriptedReplies", "WireSession"]
+__all__ = ["ReplySource", "RequestGuard", "ScriptedReplies", "WireSession"]
 
 
 class ReplySource(Protocol):
@@ -48,6 +49,16 @@ class ReplySource(Protocol):
         Raises:
             ReplayError: There is no reply to give.
         """
+        ...
+
+
+class RequestGuard(Protocol):
+    """A check of each request a session serves (a reused process's carried conversation)."""
+
+    def check(
+        self, protocol: WireProtocol, body: Mapping[str, Any], served: Collection[str]
+    ) -> str | None:
+        """Why the request errors its case (None: it does not); `served`: the call ids so far."""
         ...
 
 
@@ -80,7 +91,8 @@ class SessionRecord:
     problems: tuple[str, ...] = ()
     """Errors of the case the wire saw (an unknown result id, a result that never came)."""
     requests: tuple[Any, ...] = ()
-    """Each request: `{"path", "status", "body"}`."""
+    """Each request: `{"path", "status", "body"}`, and for one answered with a reply the
+    `turn` and `step` (0-based) whose scripted reply answered it."""
     protocols: frozenset[str] = field(default_factory=frozenset)
     """The protocols the agent spoke."""
 
@@ -96,12 +108,15 @@ class WireSession:
         turn: Callable[[], int],
         *,
         record: bool = True,
+        api_key: str | None = None,
+        guard: RequestGuard | None = None,
     ) -> None:
         self.name = name
         # Tool spans: with `record` off, the spans the agent exports are the record of the
         # calls, so the session reports none (its problems are still the case's).
         self._record = record
-        self.api_key = f"harness-{secrets.token_hex(8)}"
+        self.api_key = api_key or f"harness-{secrets.token_hex(8)}"
+        self._guard = guard
         self._source = source
         self._observer = observer
         self._turn = turn
@@ -109,6 +124,7 @@ class WireSession:
         self._slots: list[_Slot] = []
         self._by_id: dict[str, _Slot] = {}
         self._last_reply: dict[int, int] = {}
+        self._steps: dict[int, int] = {}
         self._replies = 0
         self._protocols: set[str] = set()
         self.requests: list[Any] = []
@@ -126,6 +142,10 @@ class WireSession:
         is none."""
         with self._lock:
             self._protocols.add(protocol.name)
+            if self._guard is not None:
+                problem = self._guard.check(protocol, body, self._by_id.keys())
+                if problem is not None and problem not in self.problems:
+                    self.problems.append(problem)
             self._take_results(protocol, body)
             try:
                 reply = self._source.next_reply(protocol, body)
@@ -133,8 +153,11 @@ class WireSession:
                 self.problems.append(str(exc))
                 self.requests.append({"path": path, "status": 400, "body": body})
                 return str(exc)
-            self.requests.append({"path": path, "status": 200, "body": body})
             turn = self._turn()
+            step = self._steps.get(turn, 0)
+            self._steps[turn] = step + 1
+            kept = {"path": path, "status": 200, "body": body, "turn": turn, "step": step}
+            self.requests.append(kept)
             self._replies += 1
             self._last_reply[turn] = self._replies
             for call in reply.tool_calls:

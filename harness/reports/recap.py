@@ -10,15 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from harness.reports.model import CaseReport, SuiteReport
-from harness.text import printable, truncate
+from harness.text import cut_middle, printable, truncate
 
-__all__ = ["Paint", "case_line", "duration", "render_recap", "summary_line"]
+__all__ = ["Paint", "case_line", "duration", "error_summary", "render_recap", "summary_line"]
 
 Paint = Callable[[str, str], str]
 """Colours `text` (second argument) in a style (`pass`, `fail`, `error`, `bold`)."""
 
-_REASON_LIMIT = 200
-"""Characters of an error message shown on its recap line (the table above has it whole)."""
+_REASON_LIMIT = 300
+"""Characters of an error message shown on its recap line, the exception line aside."""
+_LAST_LIMIT = 1000
+"""The longest last line an error summary keeps whole."""
+_JOIN = " ⏎ "
 
 
 def render_recap(report: SuiteReport, paint: Paint | None = None) -> str:
@@ -36,8 +39,7 @@ def case_line(case: CaseReport, paint: Paint | None = None) -> str:
     """`FAILED name (path): first failed check`, or `ERROR name (path): the error's first line`."""
     where = f"{printable(case.name)} ({printable(case.source)})"
     if case.error is not None:
-        first = case.error.splitlines()[0] if case.error.strip() else "the case errored"
-        label, style, reason = "ERROR", "error", truncate(first, _REASON_LIMIT)
+        label, style, reason = "ERROR", "error", error_summary(case.error, _REASON_LIMIT)
     else:
         failed = case.failed_grades
         reason = failed[0].check if failed else "the case declares no check"
@@ -45,6 +47,29 @@ def case_line(case: CaseReport, paint: Paint | None = None) -> str:
     if paint is not None:
         label = paint(style, label)
     return f"{label} {where}: {printable(reason)}"
+
+
+def error_summary(error: str, limit: int) -> str:
+    """`error` on one line: its first line, and its last (a crashed agent's exception, the
+    end of its stderr) whole, with as much of what lies between as `limit` leaves room for,
+    nearest the last line first. The JSON and JUnit reports keep the error whole."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    if not lines:
+        return "the case errored"
+    if len(lines) == 1:
+        return cut_middle(lines[0], limit)
+    first, middle, last = lines[0], lines[1:-1], cut_middle(lines[-1], _LAST_LIMIT)
+    room = limit - len(first) - len(last) - 2 * len(_JOIN)
+    if room < 0:
+        return truncate(first, max(limit - len(last) - len(_JOIN), 40)) + _JOIN + last
+    kept: list[str] = []
+    for line in reversed(middle):
+        if len(line) + len(_JOIN) > room:
+            kept.insert(0, "…")
+            break
+        kept.insert(0, line)
+        room -= len(line) + len(_JOIN)
+    return _JOIN.join([first, *kept, last])
 
 
 def summary_line(report: SuiteReport, paint: Paint | None = None) -> str:

@@ -13,10 +13,14 @@ from collections.abc import Iterator, Sequence
 
 from harness.grading.result import GradeResult
 from harness.reports.model import CaseReport, SuiteReport
-from harness.reports.recap import Paint, render_recap
+from harness.reports.recap import Paint, error_summary, render_recap
 from harness.text import printable
 
-__all__ = ["FAIL", "PASS", "ROWS_HELD", "render_table", "table_lines", "table_rows"]
+__all__ = ["ERROR_LIMIT", "FAIL", "PASS", "ROWS_HELD", "render_table", "table_lines", "table_rows"]
+
+ERROR_LIMIT = 600
+"""Characters of an error shown under its case, the exception line aside: one line, never
+the whole stderr (the JSON and JUnit reports keep it)."""
 
 PASS, FAIL, SKIP = "✓", "✗", "-"
 _INDENT = "      "
@@ -118,7 +122,7 @@ def _details(case: CaseReport, failed: tuple[GradeResult, ...]) -> list[str]:
     if case.skipped is not None:
         return [f"{_INDENT}skipped: {printable(case.skipped)}"]
     if case.error is not None:
-        return [f"{_INDENT}error: {printable(case.error)}"]
+        return [f"{_INDENT}error: {printable(error_summary(case.error, ERROR_LIMIT))}"]
     return [
         f"{_INDENT}{FAIL} {printable(grade.check)}: {printable(grade.detail)}" for grade in failed
     ]

@@ -74,7 +74,7 @@ def test_weak_fixtures_are_flagged_with_the_right_rule(
     status, report = check(["--suite", str(suite)], capsys)
     assert status == 1
     found = rules_by_file(report)
-    assert found["vacuous.json"] == {"vacuous"}
+    assert found["vacuous.json"] == {"vacuous", "replay"}  # it calls the echo it forbids
     assert found["two_dispatches.json"] == {"claim"}
     assert found["ordering.json"] == {"claim"}
     assert found["leaky.json"] == {"privacy.email", "privacy.credential"}
@@ -95,13 +95,19 @@ def test_the_repo_suites_check_clean(capsys: pytest.CaptureFixture[str]) -> None
     """Every suite in evals/ passes check with no error; the only warnings are the capability
     cases that call a missing tool on purpose."""
     suites = [str(REPO / "evals" / name) for name in ("regression", "capability", "live")]
-    status, report = check(["--suite", *suites], capsys)
+    status, report = check(["--may-fail", "--suite", *suites], capsys)
     assert status == 0
     assert {(Path(f["file"]).name, f["rule"]) for f in report["findings"]} == {
         ("needs_calculator_tool.json", "unknown-tool"),
         ("recovery_after_unknown_tool.json", "unknown-tool"),
         ("tool_missing_from_default_registry.json", "unknown-tool"),
+        ("chain_longer_than_iteration_cap.json", "replay"),
+        ("needs_calculator_tool.json", "replay"),
+        ("tool_missing_from_default_registry.json", "replay"),
     }
+    assert {f["severity"] for f in report["findings"]} == {"warning"}
+    gating = [str(REPO / "evals" / name) for name in ("regression", "live")]
+    assert check(["--suite", *gating], capsys)[0] == 0
     regression = [s for s in report["strengths"] if "/regression/" in s["file"]]
     assert all(s["score"] == 1.0 for s in regression)
 
@@ -249,12 +255,14 @@ def test_clean_only_when_there_is_nothing_to_report(
 def test_a_fixture_that_does_not_pass_or_replays_nothing_gets_a_hint(
     write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Not mutated (the replay fails): the fixture is told to make its replay pass first."""
+    """Not mutated (the replay fails): an error with the reason, once; a hint to fix it first."""
     failing = echo_trace(model_name="f", kind="positive", expects={"response_contains": ["x"]})
     write_fixture("f.json", failing)
     suite = write_fixture("g.json", echo_trace(model_name="g", kind="negative")).parent
-    assert main(["check", "--suite", str(suite)]) == 0
+    assert main(["check", "--suite", str(suite)]) == 1
     out = capsys.readouterr().out
+    assert out.count('the replay fails: response_contains("x"): not found in response') == 1
+    assert out.rstrip().splitlines()[-1].startswith("problems found: 1 error(s)")
     assert "strength -):\n    make the replay pass (see `harness run`)" in out
     _, report = check(["--suite", str(suite)], capsys)
     hints = {row["name"]: row["hints"] for row in report["strengths"]}

@@ -118,3 +118,19 @@ def test_scores_are_deterministic() -> None:
 def test_claims_read_from_the_name(name: str, expected: tuple[str, ...]) -> None:
     """Round trips, counts and orders are recognised in case and file names."""
     assert claims(name) == expected
+
+
+def test_a_wire_round_trip_claim_asks_only_for_what_the_wire_grades() -> None:
+    """Over the wire the fix names results (or the request check), never arguments."""
+    turns = echo_trace()["turns"]
+    wire = msgspec.structs.replace(
+        record("The echo tool said: hello", (("echo", '{"message":"hello"}', "hello", True),)),
+        requests=({"path": "/v1/chat/completions", "status": 200, "body": {}},),
+    )
+    calls = tuple(msgspec.structs.replace(c, observed="wire") for c in wire.tool_calls)
+    wire = msgspec.structs.replace(wire, tool_calls=calls)
+    measured = strength(case("echo-round-trip", turns, {"exact_tool_calls": 1}), wire)
+    (claim,) = measured.claims
+    assert claim.survivors == ("alter_result(0)",)
+    assert "tool_arguments_contain" not in claim.fix
+    assert "tool_results_contain" in claim.fix

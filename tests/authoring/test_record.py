@@ -217,7 +217,8 @@ def test_a_recorded_run_replays_green_and_fails_for_a_broken_agent(
     suite = str(out.parent)
     assert main(["run", "--suite", suite, "--agent", f"tests.record_agents:{agent}"]) == 0
     assert main(["run", "--suite", suite, "--agent", "tests.record_agents:chat_broken"]) == 1
-    assert main(["check", "--suite", suite]) == 0
+    assert main(["check", "--suite", suite, "--agent", f"tests.record_agents:{agent}"]) == 0
+    assert main(["check", "--suite", suite, "--agent", "tests.record_agents:chat_broken"]) == 1
 
 
 @pytest.mark.parametrize("agent", ["claude", "claude_streaming"])

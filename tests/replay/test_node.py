@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness._cli.main import main
-from tests.builders import echo_trace
+from tests.builders import echo_case, echo_trace
 from tests.conftest import WriteFixture
 
 pytestmark = pytest.mark.node
@@ -75,3 +75,32 @@ def test_a_fetch_agent_on_chat_completions(
     status, case = run_node(write_fixture, "node_agent.mjs", monkeypatch)
     assert (status, case["error"]) == (0, None)
     assert case["requests"][0]["path"] == "/v1/chat/completions"
+
+
+@pytest.mark.parametrize("reuse", [True, False], ids=["reuse", "process-per-case"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_node_agent_plays_case_after_case_in_one_process(
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reuse: bool,
+    jobs: str,
+) -> None:
+    """The documented lines alone: every case green, one process per worker with reuse."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    monkeypatch.setenv("AGENT_PIDS", str(pids))
+    for name in ("one", "two", "three", "four"):
+        expects = {
+            "response_contains": [name],
+            "workspace": {"file_contains": [{"path": "answer.txt", "needle": name}]},
+        }
+        write_fixture(f"{name}.json", echo_case(name, **expects))
+    suite = tmp_path / "suite"
+    command = f"{node()} {AGENTS / 'node_reuse_agent.mjs'}"
+    argv = ["run", "--suite", str(suite), "--json", str(tmp_path / "r"), "--jobs", jobs]
+    status = main([*argv, "--agent-command", command, *(["--agent-reuse"] if reuse else [])])
+    cases = json.loads((tmp_path / "r").read_text())["cases"]
+    assert [case["error"] for case in cases] == [None] * 4
+    assert status == 0
+    assert len(list(pids.iterdir())) == (int(jobs) if reuse else 4)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -106,3 +107,48 @@ def test_a_subprocess_agent_is_held_to_its_memory_limit() -> None:
         proc.close()
     assert "exited with status 1 without answering the turn" in str(caught.value)
     assert "MemoryError" in str(caught.value)
+
+
+DEEP_CRASH = (
+    "import sys\n"
+    "sys.stdin.readline()\n"
+    "for frame in range(200):\n"
+    "    sys.stderr.write(f'  File \"/lib/tool.py\", line {frame}, in _execute_tool_sync\\n')\n"
+    "sys.stderr.write('RuntimeError: echo backend unavailable\\n\\n')\n"
+    "sys.exit(1)\n"
+)
+
+
+def test_a_crash_keeps_the_exception_line_whole() -> None:
+    """A long traceback: the last non-empty stderr line is kept whole, context from a line."""
+    proc = agent(DEEP_CRASH)
+    try:
+        with pytest.raises(AgentError) as caught:
+            proc.turn("go")
+    finally:
+        proc.close()
+    message = str(caught.value)
+    assert message.endswith("\nRuntimeError: echo backend unavailable")
+    context = message.split("; stderr: ", 1)[1]
+    assert context.startswith('  File "/lib/tool.py", line ')
+    assert len(context) <= process.STDERR_TAIL + 1
+
+
+def test_a_process_that_outlives_cases_dies_with_its_parent(tmp_path: Path) -> None:
+    """die_with_parent: a parent killed outright (no cleanup) takes its agent process along."""
+    noted = tmp_path / "pid"
+    parent = (
+        "import os, sys\n"
+        "from harness.replay.process import AgentProcess\n"
+        "p = AgentProcess([sys.executable, '-c', 'import time; time.sleep(300)'], {},"
+        " die_with_parent=True)\n"
+        "open(sys.argv[1], 'w').write(str(p.pid))\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", parent, str(noted)], check=True, timeout=60)
+    agent_pid = int(noted.read_text())
+    for _ in range(500):
+        if not os.path.exists(f"/proc/{agent_pid}") or _zombie(agent_pid):
+            break
+        time.sleep(0.01)
+    assert not os.path.exists(f"/proc/{agent_pid}") or _zombie(agent_pid)

@@ -6,7 +6,7 @@ import pytest
 
 from harness.grading.result import GradeResult
 from harness.reports.model import CaseReport, SuiteReport
-from harness.reports.table import render_table
+from harness.reports.table import ERROR_LIMIT, render_table
 
 
 def test_table_rows_failures_under_their_case_and_a_summary() -> None:
@@ -103,3 +103,25 @@ def test_a_table_too_large_to_hold_its_rows_is_laid_out_the_same(
     monkeypatch.setattr(table, "ROWS_HELD", 3)
     assert [render_table(report), render_table(report, paint)] == held
     assert "<error>" in held[1]
+
+
+def test_a_crashed_agent_row_stays_one_bounded_line() -> None:
+    """A 2,000-character traceback: one line under its case, ending on the exception."""
+    frames = "\n".join(f'  File "/lib/tool_node.py", line {n}, in run' for n in range(60))
+    error = (
+        "the agent process exited with status 1 without answering the turn; stderr: "
+        f"Traceback (most recent call last):\n{frames}\nRuntimeError: echo backend unavailable"
+    )
+    report = SuiteReport(
+        suite="s",
+        directory="s",
+        mode="replay",
+        cases=(CaseReport(name="err", source="s/err.json", error=error),),
+    )
+    lines = render_table(report).splitlines()
+    detail = lines[3].strip()
+    assert detail.startswith("error: the agent process exited with status 1")
+    assert detail.endswith("RuntimeError: echo backend unavailable")
+    assert "\\n" not in detail
+    assert len(detail) <= len("error: ") + ERROR_LIMIT
+    assert lines[-2].endswith("⏎ RuntimeError: echo backend unavailable")

@@ -1,4 +1,7 @@
-"""`harness check`: validate fixtures for authors, without gating on their verdicts."""
+"""`harness check`: validate fixtures for authors: load rules, a green replay, mutation strength.
+
+It takes the agent, tool and wire flags of `harness run` (`add_agent_arguments`), so every
+agent `run` can replay, `check` can measure."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from harness._cli.arguments import names
+from harness._cli.agent_arguments import add_agent_arguments, agent_settings
 from harness.config import find_pyproject, load_config
 
 if TYPE_CHECKING:
@@ -50,27 +53,15 @@ def register(commands: Any) -> None:
         help="fail fixtures scoring below, 0-1 (default: none)",
     )
     check.add_argument(
-        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
-    )
-    check.add_argument(
-        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+        "--may-fail",
+        action="store_true",
+        help="a replay that fails or errors is a warning, not an error: for a capability "
+        "suite the agent does not pass yet (default: off)",
     )
     check.add_argument(
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
     )
-    check.add_argument(
-        "--tool-names",
-        metavar="A,B",
-        type=names,
-        help="the agent's own tools, which fixtures may name (default: config tool_names)",
-    )
-    check.add_argument(
-        "--tool-spans",
-        action="store_true",
-        default=None,
-        help="wire agents export tool spans: grade and count argument and success mutants "
-        "(default: config tool_spans)",
-    )
+    add_agent_arguments(check)
     check.set_defaults(handler=check_command)
 
 
@@ -84,20 +75,14 @@ def check_command(args: argparse.Namespace) -> int:
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
-    setup, tool_names = setup_from(
-        config,
-        config_path,
-        agent=args.agent,
-        tools=args.tools,
-        tool_names=args.tool_names,
-        tool_spans=args.tool_spans,
-    )
+    setup, tool_names = setup_from(config, config_path, **agent_settings(args))
     report = check_suites(
         args.suite or [config.suite_dir],
         setup=setup,
         tool_names=tool_names,
         privacy=PrivacyLint(config.privacy_allow),
         min_strength=args.min_strength,
+        may_fail=args.may_fail,
         limits=config.limits,
     )
     if args.format == "json":

@@ -51,6 +51,11 @@ def register(commands: Any) -> None:
         help="write even if the privacy lint finds data (default: off)",
     )
     record.add_argument(
+        "--allow-weak",
+        action="store_true",
+        help="write even if a mutant of the run passes the fixture (default: off)",
+    )
+    record.add_argument(
         "--timeout",
         metavar="SECONDS",
         type=seconds,
@@ -82,13 +87,16 @@ def record_command(args: argparse.Namespace) -> int:
         out=args.out,
         inputs=args.input,
         allow_private=args.allow_private,
+        allow_weak=args.allow_weak,
         timeout=args.timeout,
     )
     sys.stdout.write(
         f"wrote {written.path}: {written.name}, {written.steps} step(s), {written.calls} call(s); "
-        f"strength {written.killed}/{written.mutants} mutants killed\n"
-        f"next: harness check --suite {_folder(written.path)} && harness run --suite "
-        f"{_folder(written.path)}\n"
+        f"strength {written.killed}/{written.mutants} mutants killed"
+        + (f" (surviving: {', '.join(written.survivors)})" if written.survivors else "")
+        + "\n"
+        f"next: harness check --suite {_folder(written.path)}{_agent_flags(args)} && harness "
+        f"run --suite {_folder(written.path)}{_agent_flags(args)}\n"
     )
     return 0
 
@@ -110,7 +118,20 @@ def _check_out(path: str, config_path: str | None) -> None:
     check_output("--out", path, kind=FIXTURE)
 
 
+def _agent_flags(args: argparse.Namespace) -> str:
+    """The agent flags this recording was given, for the commands that replay it."""
+    import shlex
+
+    given = (
+        ("--agent", args.agent),
+        ("--agent-command", args.agent_command),
+        ("--tools", args.tools),
+    )
+    return "".join(f" {flag} {shlex.quote(value)}" for flag, value in given if value)
+
+
 def _folder(path: str) -> str:
     import os
+    import shlex
 
-    return os.path.dirname(path) or "."
+    return shlex.quote(os.path.dirname(path) or ".")

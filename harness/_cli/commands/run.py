@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from harness._cli import guard
-from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs, names, seconds
+from harness._cli.agent_arguments import add_agent_arguments, agent_settings
+from harness._cli.arguments import AUTO_JOBS, EXIT_STATUSES, check_outputs, jobs
 from harness._cli.baselines import baselines, dumper, read_gate
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
@@ -72,36 +73,7 @@ def register(commands: Any) -> None:
         const="",
         help="record the run in the history (default: off; PATH: config history)",
     )
-    run.add_argument(
-        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
-    )
-    run.add_argument(
-        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
-    )
-    run.add_argument(
-        "--agent-command",
-        metavar="COMMAND",
-        help="an agent in any language, over the endpoint (default: config agent_command)",
-    )
-    run.add_argument(
-        "--tool-names",
-        metavar="A,B",
-        type=names,
-        help="the agent's own tools, which fixtures may name (default: config tool_names)",
-    )
-    run.add_argument(
-        "--tool-spans",
-        action="store_true",
-        default=None,
-        help="record wire agents' tool calls from the OpenTelemetry spans they export "
-        "(default: config tool_spans)",
-    )
-    run.add_argument(
-        "--case-timeout",
-        metavar="SECONDS",
-        type=seconds,
-        help="per-case limit (default: config case_timeout, 60)",
-    )
+    add_agent_arguments(run)
     run.add_argument(
         "--jobs",
         metavar="N|auto",
@@ -203,13 +175,8 @@ def _run(args: argparse.Namespace) -> int:
     setup, tool_names = setup_from(
         config,
         config_path,
-        agent=args.agent,
-        tools=args.tools,
-        agent_command=args.agent_command,
-        case_timeout=args.case_timeout,
         capture=args.capture != "no",
-        tool_names=args.tool_names,
-        tool_spans=args.tool_spans,
+        **agent_settings(args),
     )
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
     check_outputs(args, config_path, (config.history, args.history), folder)
