@@ -49,7 +49,8 @@ def test_unwritable_artifact_folder_keeps_the_old_artifact(
     """A read-only folder or a full disk: exit 2, one clear line, the previous report intact."""
     suite = write_fixture("a.json", echo_trace()).parent
     report = tmp_path / "report.json"
-    report.write_text('{"previous": true}')
+    previous = {"schema_version": 1, "harness_version": "0.0.1", "previous": True}
+    report.write_text(json.dumps(previous))
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise OSError(code, reason)
@@ -57,7 +58,7 @@ def test_unwritable_artifact_folder_keeps_the_old_artifact(
     monkeypatch.setattr(artifact if target == "_create_temp" else os, target, fail)
     assert main(["run", "--suite", str(suite), "--json", str(report)]) == 2
     assert capsys.readouterr().err.endswith(f"harness: {report}: cannot write artifact: {reason}\n")
-    assert json.loads(report.read_text()) == {"previous": True}
+    assert json.loads(report.read_text()) == previous
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
 

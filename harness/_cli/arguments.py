@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable, Iterator
 
 from harness.errors import UsageError
 
@@ -121,33 +122,75 @@ def names(text: str) -> tuple[str, ...]:
     return listed
 
 
-def check_outputs(args: argparse.Namespace) -> None:
+def check_outputs(
+    args: argparse.Namespace,
+    config: str | None = None,
+    histories: Iterable[str | None] = (),
+    suite: str | None = None,
+) -> None:
     """Refuse, before anything runs, an output path of `harness run` that could not be
-    written after it: a finished run must not end in `File exists` with no report.
+    written after it, or that would replace what is not its own.
+
+    `config` and `histories` are the files the run reads or keeps (the config, the history
+    database and the last-failed cache beside it); `suite` is the suite folder, where no
+    `.json` report may land (the next run would read it as a fixture).
 
     Raises:
-        UsageError: A path is empty, stands under a file or an unwritable folder, or names
-            the same file as another output (or as `--baseline`, which it would overwrite).
+        UsageError: A path is empty, stands under a file or an unwritable folder, is a
+            socket or a block device, holds a file not of its kind, names one of `inputs`, a
+            `.json` file in the suite folder, or the same file as another output (or as
+            `--baseline`, which it would overwrite).
     """
-    from harness.reports.artifact import check_output
+    from harness.reports.artifact import BASELINE, HTML, JSON_REPORT, JUNIT, check_output
 
     if args.baseline == "":  # an unset variable in CI: never a run without its gate, unsaid
         raise UsageError("--baseline: the path is empty")
+    known = {os.path.realpath(path): what for path, what in _inputs(config, histories) if path}
+    outputs = [
+        (flag, path, kind)
+        for flag, path, kind in (
+            ("--json", args.json, JSON_REPORT),
+            ("--junit", args.junit, JUNIT),
+            ("--html", args.html, HTML),
+            ("--write-baseline", args.write_baseline, BASELINE),
+            ("--dump-records", args.dump_records, None),
+        )
+        if path is not None
+    ]
     files: dict[str, str] = {}
-    for flag, path in (
-        ("--json", args.json),
-        ("--junit", args.junit),
-        ("--html", args.html),
-        ("--write-baseline", args.write_baseline),
-        ("--dump-records", args.dump_records),
-    ):
-        if path is None:
-            continue
-        check_output(flag, path, folder=flag == "--dump-records")
-        real = os.path.realpath(path)
+    for flag, path, _ in outputs:  # first: a clash names both, which is the clearer line
+        real = os.path.realpath(path) if path else ""
         if real in files:  # one would overwrite the other
             raise UsageError(f"{flag} {path}: the same file as {files[real]}")
         files[real] = flag
     clash = files.get(os.path.realpath(args.baseline)) if args.baseline else None
     if clash is not None and clash != "--write-baseline":  # refreshing a baseline is fine
         raise UsageError(f"{clash} {args.baseline}: the same file as --baseline")
+    for flag, path, kind in outputs:
+        real = os.path.realpath(path)
+        if real in known:
+            raise UsageError(f"{flag} {path}: it is {known[real]}, which no output replaces")
+        check_output(flag, path, folder=flag == "--dump-records", kind=kind)
+        if suite is not None and _in_suite(real, suite, folder=flag == "--dump-records"):
+            raise UsageError(f"{flag} {path}: the next run would read it as a fixture of the suite")
+
+
+def _inputs(
+    config: str | None, histories: Iterable[str | None]
+) -> Iterator[tuple[str | None, str]]:
+    from harness._cli.last_failed import cache_path
+
+    yield config, "the config"
+    for history in histories:
+        if history:
+            yield history, "the history database"
+            yield cache_path(history), "the last-failed cache"
+
+
+def _in_suite(real: str, suite: str, *, folder: bool) -> bool:
+    """Whether the output at `real` (a real path) would be read as a fixture of the suite:
+    a `.json` file directly in its folder, or the folder itself for one that gets them."""
+    home = os.path.realpath(suite)
+    if folder:
+        return real == home
+    return os.path.dirname(real) == home and real.endswith(".json")

@@ -6,13 +6,14 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
+from harness.errors import ArtifactError, UsageError
 from harness.text import complain
 
 if TYPE_CHECKING:
     from harness.reports.baseline import Baseline, Comparison
     from harness.reports.model import SuiteReport
 
-__all__ = ["baselines", "dumper"]
+__all__ = ["baselines", "dumper", "read_gate", "refuse_foreign"]
 
 
 def dumper(directory: str) -> Any:
@@ -34,16 +35,22 @@ def baselines(
 
     The comparison, made of a run that finished every case with a verdict (0 or 1), is the
     exit status, and the JUnit file written marks its flips; it is shown after the table.
+
+    Raises:
+        UsageError: The baseline is of another suite, mode or tool surface than the run.
     """
     comparison = None
+    if baseline is not None:
+        refuse_foreign(args.baseline, baseline, report.suite, report.mode, report.tool_surface)
     if baseline is not None and complete and status in (0, 1):
+        from harness.reports.artifact import is_in_place, read_artifact
         from harness.reports.baseline import compare, write_marked_junit
 
         comparison = compare(baseline, report)
         status = comparison.exit_code()
-        if args.junit:
-            with open(args.junit, "rb") as file:
-                junit = file.read()
+        if args.junit and os.path.isfile(args.junit) and not is_in_place(args.junit):
+            # a device or a stream (/dev/null, /dev/stdout) is written once, never read back
+            junit = read_artifact(args.junit, ArtifactError)
             write_marked_junit(args.junit, junit, comparison.cases)
     path = args.write_baseline
     if path:
@@ -63,6 +70,37 @@ def baselines(
         if refused is not None:
             complain(refused)
     return status, comparison
+
+
+def read_gate(path: str | None, folder: str, mode: str) -> Baseline | None:
+    """The baseline at `path` (None when none is asked for), for a run of the suite in
+    `folder` in `mode`.
+
+    Raises:
+        UsageError: It cannot be read, or is a baseline of another suite or mode.
+    """
+    if not path:
+        return None
+    from harness.reports.baseline import read_baseline
+
+    baseline = read_baseline(path)
+    refuse_foreign(path, baseline, os.path.basename(os.path.normpath(folder)), mode)
+    return baseline
+
+
+def refuse_foreign(
+    path: str, baseline: Baseline, suite: str, mode: str, tool_surface: str | None = None
+) -> None:
+    """Refuse a baseline of another suite, mode or tool surface (None: not known yet).
+
+    Raises:
+        UsageError: It is; the line names the file and the field that differs.
+    """
+    from harness.reports.baseline import foreign
+
+    differs = foreign(baseline, suite=suite, mode=mode, tool_surface=tool_surface)
+    if differs is not None:
+        raise UsageError(f"{path}: a baseline of another run: {differs}")
 
 
 def _same_file(first: str, second: str) -> bool:

@@ -13,7 +13,8 @@ import os
 
 import msgspec
 
-from harness.errors import ArtifactError
+from harness.errors import ArtifactError, UnreadableFile
+from harness.files import read_regular
 from harness.reports.artifact import write_atomic
 from harness.reports.model import SuiteReport
 from harness.text import complain
@@ -39,24 +40,43 @@ def _key(directory: str) -> str:
     return os.path.realpath(directory)
 
 
-def _read(path: str) -> tuple[_Cache, bytes]:
+_MAX_BYTES = 16 * 1024 * 1024
+"""A cache larger than this is not one the harness wrote: it is read as none."""
+
+_warned: set[str] = set()
+"""Caches already said to be no regular file: one warning a path, not one per use."""
+
+
+def _read(path: str) -> tuple[_Cache, bytes] | None:
+    """The cache and its bytes; None when `path` is not a regular file (a FIFO, a device,
+    a folder), which is skipped with a warning, never waited on, never replaced."""
     try:
-        with open(path, "rb") as file:
-            raw = file.read()
+        raw = read_regular(path, _MAX_BYTES, kind="cache file", limit="the cache's limit")
         return msgspec.json.decode(raw, type=_Cache), raw
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return _Cache(), b""  # no cache yet, or an unreadable one: as if no run was recorded
+    except UnreadableFile as exc:
+        if os.path.lexists(path) and not os.path.isfile(path):
+            if path not in _warned:
+                _warned.add(path)
+                complain(f"{path}: the last-failed cache {exc.reason}: skipped")
+            return None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        pass
+    return _Cache(), b""  # no cache yet, or an unreadable one: as if no run was recorded
 
 
 def last_failed(path: str, directory: str) -> frozenset[str] | None:
     """The cases of the suite at `directory` that did not pass last time; None: no run known."""
-    names = _read(path)[0].suites.get(_key(directory))
+    read = _read(path)
+    names = None if read is None else read[0].suites.get(_key(directory))
     return None if names is None else frozenset(names)
 
 
 def remember(path: str, report: SuiteReport) -> None:
     """Record which cases of `report` did not pass; a cache that cannot be written is said."""
-    cache, raw = _read(path)
+    read = _read(path)
+    if read is None:
+        return
+    cache, raw = read
     key = _key(report.directory)
     before = cache.suites.get(key, [])
     known = frozenset(before)  # of the cases run, only these are looked for: no set of all

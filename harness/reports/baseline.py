@@ -3,12 +3,17 @@
 `harness run --write-baseline PATH` records each case's verdict with its `case_hash`, the mode
 and the tool surface (schema `harness/baseline/v1`); a run in which a case errored, that
 stopped at its first failure or that was interrupted writes none, since a baseline needs every
-verdict. `harness run --baseline PATH` then makes the comparison the exit status: only a case
-that passed in the baseline and fails now, with the same id and the same `case_hash`, gates (or
-a case that errors now, or a run whose every case was skipped). A case whose fixture changed is
-reported as changed, to refresh the baseline, and does not gate; new cases, cases skipped now
-that passed then, and the baseline's cases this run did not run are reported; pass→pass and
-fail→fail never gate.
+verdict.
+
+`harness run --baseline PATH` then excuses known failures, and nothing else: a case that fails
+now passes the gate only when the baseline holds the same failure (the same id, the same
+`case_hash`, verdict `fail`). Every other failure gates as it would without a baseline: a
+regression (pass→fail), a new case, a case whose fixture changed, a case the baseline holds as
+skipped, and every case of a baseline that compares none; so does a case that errors, and a
+run whose every case was skipped. A baseline of another suite, mode or tool surface is refused
+(`foreign`): its verdicts are not this run's. Passing cases never gate; changed, new and fixed
+cases, cases skipped now that passed then, and the baseline's cases this run did not run are
+reported.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Literal
 import msgspec
 
 from harness.errors import UsageError
+from harness.fixtures.duplicates import repeated_key
 from harness.reports.artifact import MAX_ARTIFACT_BYTES, read_artifact, write_atomic
 from harness.reports.model import CaseReport, SuiteReport
 from harness.text import printable
@@ -29,6 +35,7 @@ __all__ = [
     "Baseline",
     "Comparison",
     "compare",
+    "foreign",
     "read_baseline",
     "unwritten",
     "write_baseline",
@@ -49,11 +56,13 @@ Flip = Literal[
     "skipped",
     "skipped since passing",
     "errored",
+    "failing",
 ]
 
 MARKS: dict[str, str] = {
     "regressed": "REGRESSED",
     "errored": "errored",
+    "failing": "FAILING",
     "fixed": "fixed",
     "changed": "changed",
     "new": "new",
@@ -104,12 +113,8 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
     """Each case of this run, in run order."""
     not_run: tuple[str, ...] = ()
     """The names of the baseline's cases this run did not run (removed, renamed, unselected)."""
-    surface_changed: bool = False
-    mode_changed: bool = False
-    suite_changed: bool = False
-    """The baseline was written for a suite of another name."""
     disjoint: bool = False
-    """The baseline has cases, and none of them is a case of this run: nothing is compared."""
+    """No case of this run is in the baseline: nothing is compared, every failure gates."""
 
     def of(self, flip: Flip) -> list[CaseFlip]:
         """The cases of one kind, in run order."""
@@ -122,9 +127,10 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
         return bool(self.cases) and all(case.flip in skips for case in self.cases)
 
     def exit_code(self) -> int:
-        """1 when a case regressed (pass→fail, same fixture) or errors, or nothing was
-        graded; else 0."""
-        return 1 if self.of("regressed") or self.of("errored") or self.all_skipped else 0
+        """1 when a case fails or errors that the baseline does not excuse (a regression, a
+        new, changed or unknown failure), or nothing was graded; else 0."""
+        gating = self.of("regressed") or self.of("errored") or self.of("failing")
+        return 1 if gating or self.all_skipped else 0
 
     def marks(self) -> list[str]:
         """The table's `baseline` cell of each case, in run order."""
@@ -135,7 +141,8 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
         labels: tuple[tuple[Flip, str], ...] = (
             ("regressed", "REGRESSED (passed in the baseline, fails now)"),
             ("errored", "errored (a run error gates)"),
-            ("changed", "changed, refresh the baseline (fixture differs; not gated)"),
+            ("failing", "FAILING (fails now; the baseline holds no such failure to excuse)"),
+            ("changed", "changed, refresh the baseline (fixture differs; passes now)"),
             ("new", "new (not in the baseline)"),
             ("fixed", "fixed (failed in the baseline, passes now)"),
             ("skipped since passing", "skipped now, passed in the baseline (not run; not gated)"),
@@ -150,17 +157,11 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
             lines.append(_line(label, self.not_run))
         if self.all_skipped:
             lines.append("baseline: every case was skipped: nothing was graded (gates)")
-        if self.suite_changed:
-            lines.append("baseline: it was written for another suite (not gated)")
         if self.disjoint:
             lines.append(
                 "baseline: no case of this run is in the baseline: nothing was compared (a "
-                "wrong or stale baseline? not gated)"
+                "wrong or stale baseline? the run's own verdicts gate)"
             )
-        if self.surface_changed:
-            lines.append("baseline: the tool surface differs from the baseline's (not gated)")
-        if self.mode_changed:
-            lines.append("baseline: the mode differs from the baseline's (not gated)")
         if not lines:
             lines.append("baseline: no case flipped")
         return "\n".join(lines)
@@ -237,15 +238,19 @@ def read_baseline(path: str) -> Baseline:
     try:
         baseline = msgspec.json.decode(data, type=Baseline)
         schema = baseline.schema
-    except msgspec.MsgspecError as exc:
+    except (msgspec.MsgspecError, RecursionError) as exc:
         try:  # a file of another version is named as such, not as malformed
             schema = msgspec.json.decode(data, type=_Head).schema
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):
             schema = SCHEMA
         if schema == SCHEMA:
-            raise UsageError(f"{path}: not a harness baseline: {exc}") from None
+            reason = "it nests too deep" if isinstance(exc, RecursionError) else exc
+            raise UsageError(f"{path}: not a harness baseline: {reason}") from None
     if schema != SCHEMA:
         raise UsageError(f'{path}: baseline schema is "{printable(schema)}", expected "{SCHEMA}"')
+    repeated = repeated_key(data)  # a decoder keeps the last: which verdict would count?
+    if repeated is not None:
+        raise UsageError(f"{path}: {repeated[0]}: {repeated[1]}")
     seen: set[str] = set()
     for index, case in enumerate(baseline.cases):
         if case.id in seen:  # which verdict would count? Neither: the file is refused
@@ -270,18 +275,32 @@ def compare(baseline: Baseline, report: SuiteReport) -> Comparison:
     return Comparison(
         cases=flips,
         not_run=tuple(case.name or case.id for case in baseline.cases if case.id not in ran),
-        suite_changed=baseline.suite != report.suite,
-        disjoint=bool(before) and bool(ran) and ran.isdisjoint(before),
-        surface_changed=baseline.tool_surface != report.tool_surface,
-        mode_changed=baseline.mode != report.mode,
+        disjoint=bool(ran) and ran.isdisjoint(before),
     )
+
+
+def foreign(
+    baseline: Baseline, *, suite: str, mode: str, tool_surface: str | None = None
+) -> str | None:
+    """Which field says `baseline` is of another run than this one, or None.
+
+    Its verdicts were given for other cases, another mode or another set of tools: comparing
+    with them would excuse failures on evidence about something else. `tool_surface` None is
+    not checked (it is known only once the run has set its agent up).
+    """
+    for field, mine in (("suite", suite), ("mode", mode), ("tool_surface", tool_surface)):
+        theirs = getattr(baseline, field)
+        if mine is not None and theirs != mine:
+            return f'{field} is "{printable(theirs)}", this run\'s is "{printable(mine)}"'
+    return None
 
 
 _MARKED = {
     "regressed": "REGRESSED: passed in the baseline, fails now (gates)",
     "errored": "errored: a run error gates",
     "fixed": "fixed: failed in the baseline, passes now",
-    "changed": "changed since the baseline: refresh the baseline (not gated)",
+    "failing": "FAILING: fails now, and the baseline holds no such failure (gates)",
+    "changed": "changed since the baseline: refresh the baseline",
     "new": "new: not in the baseline",
 }
 
@@ -316,16 +335,19 @@ def write_marked_junit(path: str, junit: bytes, flips: Iterable[CaseFlip]) -> No
 
 
 def _flip(old: BaselineCase | None, case: CaseReport) -> Flip:
+    """One case against its baseline entry: only the same failure of the same fixture is
+    excused (`still failing`); a failure with any other history gates."""
     if case.error is not None:
         return "errored"
     if case.skipped is not None:
         return "skipped since passing" if old is not None and old.verdict == "pass" else "skipped"
+    same = old is not None and old.case_hash == case.case_hash
+    if not case.passed:
+        if same and old is not None and old.verdict == "fail":
+            return "still failing"
+        return "regressed" if same and old is not None and old.verdict == "pass" else "failing"
     if old is None:
         return "new"
-    if old.case_hash != case.case_hash:
+    if not same:
         return "changed"
-    if old.verdict == "pass":
-        return "still passing" if case.passed else "regressed"
-    if old.verdict == "fail" and case.passed:
-        return "fixed"
-    return "still passing" if case.passed else "still failing"
+    return "fixed" if old.verdict == "fail" else "still passing"

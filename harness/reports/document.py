@@ -350,6 +350,8 @@ def decode_document(
         document = _decoder().decode(data)
     except msgspec.MsgspecError as exc:
         raise error(path, f"not a harness JSON report: {exc}") from None
+    except RecursionError:
+        raise error(path, "not a harness JSON report: it nests too deep") from None
     if document.schema_version > SCHEMA_VERSION:
         version = document.schema_version
         raise error(path, f"report schema_version {version} is newer than this harness")

@@ -12,6 +12,7 @@ suite only one leg writes them (GitHub would show each annotation once per leg).
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Sequence
 
@@ -111,20 +112,44 @@ def step_summary(
     return "\n".join(lines) + "\n"
 
 
-def append_step_summary(markdown: str) -> None:
+def append_step_summary(markdown: str, outputs: Sequence[str] = ()) -> None:
     """Append Markdown to the job summary when `GITHUB_STEP_SUMMARY` names one.
 
-    A summary that cannot be written is reported on stderr; it never changes the verdict.
+    Only a regular file is appended to, and never one of the run's `outputs` (a summary
+    appended to the JSON report would break it): anything else (a FIFO, a device, a folder) is
+    skipped with a warning, never waited on. A summary that cannot be written is reported on
+    stderr; it never changes the verdict.
     """
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if not path:
         return
+    if any(_same_file(path, output) for output in outputs):
+        complain(f"{path}: GITHUB_STEP_SUMMARY is an output of this run: no job summary written")
+        return
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        # Text reaching here is cleaned, but a lone surrogate must never cost the run.
-        with open(path, "a", encoding="utf-8", errors="backslashreplace") as file:
-            file.write(markdown)
+        fd = os.open(path, flags, 0o666)
     except OSError as exc:
         complain(f"{path}: cannot append the job summary: {exc.strerror or exc}")
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            complain(f"{path}: GITHUB_STEP_SUMMARY is not a regular file: no job summary written")
+            return
+        # Text reaching here is cleaned, but a lone surrogate must never cost the run.
+        with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace", closefd=False) as out:
+            out.write(markdown)
+    except OSError as exc:
+        complain(f"{path}: cannot append the job summary: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+
+
+def _same_file(first: str, second: str) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist (yet): they are the same if named alike
+        return os.path.realpath(first) == os.path.realpath(second)
 
 
 def annotation_commands(report: SuiteReport, limit: int = MAX_ANNOTATIONS) -> list[str]:
@@ -160,14 +185,23 @@ def reporting_enabled() -> bool:
     return flag not in {"0", "false", "no", "off"}
 
 
-def publish(report: SuiteReport, output_format: str, artifacts: Sequence[str] = ()) -> None:
-    """Append the job summary and emit annotations when running in GitHub Actions."""
+def publish(
+    report: SuiteReport,
+    output_format: str,
+    artifacts: Sequence[str] = (),
+    others: Sequence[str] = (),
+) -> None:
+    """Append the job summary and emit annotations when running in GitHub Actions.
+
+    `artifacts` are the reports written (the summary names them), `others` the run's other
+    outputs and inputs: the summary is appended to none of them.
+    """
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
     if not in_actions and not os.environ.get("GITHUB_STEP_SUMMARY"):
         return
     if not reporting_enabled():
         return
-    append_step_summary(step_summary(report, artifacts))
+    append_step_summary(step_summary(report, artifacts), [*artifacts, *others])
     if in_actions:
         # Keep stdout parseable when it carries the JSON report.
         stream = sys.stderr if output_format == "json" else sys.stdout

@@ -5,6 +5,12 @@ can refuse what would silently misreport: parts of different suites, modes or co
 reported twice, a shard given twice or out of range, a missing shard, a suite size that cannot
 be, or parts that do not add up to the suite. A part of an interrupted shard is merged as far
 as it got, and the merged report keeps the interruption.
+
+A merged report claims the whole suite, so a part that ran only some of its shard's cases (a
+selection: `-k`, paths, `--last-failed`; or `-x`, which stopped at a failure) is refused, never
+merged into a report whose failing case simply never ran. So is a case whose verdict contradicts
+its own evidence (a `skipped` case that carries grades, a passed case with a failed grade or an
+error): a report edited by hand, or by something else, does not decide the exit status.
 """
 
 from __future__ import annotations
@@ -13,9 +19,16 @@ import itertools
 from collections.abc import Sequence
 
 from harness.errors import MergeError
+from harness.fixtures.duplicates import duplicate_key
 from harness.reports.artifact import read_artifact
-from harness.reports.document import ReportDocument, decode_document, from_document
+from harness.reports.document import (
+    CaseDocument,
+    ReportDocument,
+    decode_document,
+    from_document,
+)
 from harness.reports.model import CaseReport, SuiteReport
+from harness.text import printable
 
 __all__ = ["merge_reports", "read_part"]
 
@@ -24,11 +37,18 @@ def read_part(path: str) -> ReportDocument:
     """One shard's JSON report.
 
     Only a regular file is read, with a bound, never blocking (a FIFO or a device is refused).
+    A key written twice is refused: a decoder keeps the last, so `"grades"` written twice
+    could hide a failed check behind a passing one.
 
     Raises:
-        MergeError: It cannot be read or is not a harness JSON report.
+        MergeError: It cannot be read, is not a harness JSON report, or repeats a key.
     """
-    return decode_document(read_artifact(path, MergeError), path, MergeError)
+    data = read_artifact(path, MergeError)
+    document = decode_document(data, path, MergeError)
+    repeated = duplicate_key(data, document)
+    if repeated is not None:
+        raise MergeError(path, f"{repeated[0]}: {repeated[1]}")
+    return document
 
 
 def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
@@ -48,6 +68,7 @@ def merge_reports(parts: Sequence[tuple[str, ReportDocument]]) -> SuiteReport:
     _check_same(parts, first_path, first)
     for path, part in parts:
         _check_range(path, part)
+        _check_whole(path, part)
     _check_shards(parts, first_path, first)
     seen: dict[str, str] = {}
     cases: list[CaseReport] = []
@@ -92,6 +113,40 @@ def _check_range(path: str, part: ReportDocument) -> None:
     shard = part.shard
     if shard is not None and not 1 <= shard.index <= shard.total:
         raise MergeError(path, f"shard {shard} is out of range (I/N needs 1 <= I <= N)")
+
+
+def _check_whole(path: str, part: ReportDocument) -> None:
+    """A part ran every case of its shard, and each case's verdict agrees with its grades."""
+    if part.selection is not None:
+        raise MergeError(
+            path,
+            f"ran a selection of the suite ({printable(part.selection)}): a merge claims the"
+            " whole suite; run each shard without -k, paths or --last-failed",
+        )
+    if part.stopped_early:
+        raise MergeError(path, "stopped at its first failure (-x): the rest of its cases never ran")
+    for index, case in enumerate(part.cases):
+        contradiction = _contradiction(case)
+        if contradiction is not None:
+            raise MergeError(
+                path, f'$.cases[{index}]: case "{printable(case.name)}" {contradiction}'
+            )
+
+
+def _contradiction(case: CaseDocument) -> str | None:
+    """How a case's status contradicts its evidence, or None when they agree."""
+    failed = any(not grade.passed for grade in case.grades)
+    if case.skipped is not None:  # a skipped case never ran: nothing of a run may be in it
+        ran = ("grades", case.grades), ("an error", case.error is not None), ("a pass", case.passed)
+        found = next((what for what, there in ran if there), None)
+        return None if found is None else f"is skipped, but it has {found}: it was run"
+    if case.passed and case.error is not None:
+        return "is passed, but it has an error"
+    if case.passed and (failed or not case.grades):
+        return "is passed, but " + ("a grade failed" if failed else "it has no grade")
+    if not case.passed and case.error is None and case.grades and not failed:
+        return "is failed, but every grade passed and it has no error"
+    return None
 
 
 def _check_share(path: str, part: ReportDocument) -> None:

@@ -17,6 +17,7 @@ status says what the report on disk says.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
@@ -26,7 +27,7 @@ import msgspec
 
 from harness.grading.result import Category, GradeResult
 from harness.recording import RunRecord
-from harness.reports.artifact import write_atomic
+from harness.reports.artifact import is_in_place, spooling, write_atomic
 from harness.reports.document import (
     CASES_BETWEEN,
     CASES_CLOSE,
@@ -110,7 +111,11 @@ class ReportStream:
         self._junit_ends = (b"", b"")
 
     def add(self, case: CaseReport) -> None:
-        """Spool one finished case into every report asked for."""
+        """Spool one finished case into every report asked for (ArtifactError: it cannot be)."""
+        with spooling(self.json_path or self.junit_path):
+            self._add(case)
+
+    def _add(self, case: CaseReport) -> None:
         passed = case.passed
         if self._json is not None:
             self._json.write(CASES_BETWEEN + case_chunk(case) if self.total else case_chunk(case))
@@ -165,7 +170,8 @@ class ReportStream:
                     pass
             self.run_id = digest.hexdigest()
         if self._junit is not None and self.junit_path:
-            self._flush_junit()
+            with spooling(self.junit_path):
+                self._flush_junit()
             self._junit_ends = junit_ends(report, git_commit, counts, self.junit_flavor)
             write_atomic(self.junit_path, self._pieces(self._junit, *self._junit_ends))
         return self._verdict(report)
@@ -229,10 +235,11 @@ class ReportStream:
             yield decode(line)
 
     def close(self) -> None:
-        """Remove the spools."""
+        """Remove the spools (a full disk flushing them is no matter: they are thrown away)."""
         for spool in (self._json, self._junit, self._rows, self._kept):
             if spool is not None:
-                spool.close()
+                with contextlib.suppress(OSError):
+                    spool.close()
 
     def _flush_junit(self) -> None:
         if self._junit is not None and self._junit_batch:
@@ -259,8 +266,8 @@ class ReportStream:
     def _written_ends(self) -> tuple[bytes, bytes]:
         """The JSON report's head and tail, read back from the file when there is one."""
         head, tail = self._json_ends
-        if not self.json_path:
-            return head, tail
+        if not self.json_path or is_in_place(self.json_path):
+            return head, tail  # a device or a stream (/dev/null, a pipe) is never read back
         with open(self.json_path, "rb") as file:
             start = file.read(len(head))
             file.seek(-len(tail), 2)

@@ -226,3 +226,22 @@ def test_import_refuses_a_fifo_at_once(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["history", "import", "--history", history, str(fifo)]) == 2
     assert capsys.readouterr().err == f"harness: {fifo}: is not a regular file, not a report file\n"
     assert not os.path.exists(history)  # refused before the history was touched
+
+
+@pytest.mark.parametrize("page", ["history", "fixture"])
+def test_the_trend_page_never_replaces_the_history_or_another_file(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], page: str
+) -> None:
+    """`--html` naming the history database or a file not a page: exit 2, both left intact."""
+    history = tmp_path / "h.sqlite"
+    assert main(["run", "--suite", str(suite), "--history", str(history)]) == 1
+    target = history if page == "history" else suite / "a.json"
+    before, kept = target.read_bytes(), history.read_bytes()
+    capsys.readouterr()
+    assert main(["trend", "--history", str(history), "--html", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"harness: --html {target}: ")
+    assert ("history database" if page == "history" else "not a harness HTML page") in err
+    assert err.count("\n") == 1
+    assert target.read_bytes() == before
+    assert history.read_bytes() == kept

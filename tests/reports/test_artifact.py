@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,3 +153,128 @@ def test_a_write_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
     write_atomic(str(link), b"new")
     assert link.is_symlink()
     assert target.read_bytes() == b"new"
+
+
+def _suite(tmp_path: Path, cases: int = 1) -> Path:
+    """A suite of `cases` cases that pass."""
+    from tests.builders import echo_trace
+
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    for index in range(cases):
+        trace = echo_trace(model_name=f"c{index}")
+        (folder / f"c{index}.json").write_text(json.dumps(trace))
+    return folder
+
+
+def _harness(*argv: str, **options: Any) -> subprocess.CompletedProcess[str]:
+    """`python -m harness ARGV` in a child, bounded so that a hang fails the test, not CI."""
+    env = {**os.environ, "NO_COLOR": "1", **options.pop("env", {})}
+    streams = {"stderr": subprocess.PIPE, "stdout": options.pop("stdout", subprocess.PIPE)}
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *argv],
+        env=env,
+        text=True,
+        **streams,
+        check=False,
+        timeout=300,
+        **options,
+    )
+
+
+def _null_device(tmp_path: Path, name: str) -> Path:
+    """A character device like /dev/null, made in `tmp_path` (root), else /dev/null itself."""
+    node = tmp_path / name
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        return Path("/dev/null")
+    return node
+
+
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--write-baseline"])
+def test_a_device_output_is_written_in_place_never_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """As root a rename would turn the device into a regular file: it stays a device."""
+    from harness._cli.main import main
+
+    device = _null_device(tmp_path, "null")
+    assert main(["run", "--suite", str(_suite(tmp_path)), flag, str(device)]) == 0
+    assert stat.S_ISCHR(os.stat(device).st_mode)
+    assert capsys.readouterr().err == ""
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_fifo_output_with_no_reader_is_one_line_never_a_hang(tmp_path: Path) -> None:
+    """No reader: refused with one line and exit 2; the FIFO is left a FIFO."""
+    fifo = tmp_path / "report.json"
+    os.mkfifo(fifo)
+    done = _harness("run", "--suite", str(_suite(tmp_path)), "--json", str(fifo))
+    assert done.returncode == 2
+    assert (
+        done.stderr
+        == f"harness: {fifo}: cannot write artifact: is a FIFO or socket with no reader\n"
+    )
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_socket_output_is_refused_before_the_run(tmp_path: Path) -> None:
+    """A socket is nothing a report is written to: exit 2 at once, the socket left as it is."""
+    import socket
+
+    path = tmp_path / "report.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        done = _harness("run", "--suite", str(_suite(tmp_path)), "--junit", str(path))
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"harness: --junit {path}: is a socket: never written to, never replaced\n"
+    )
+
+
+def test_json_to_dev_stdout_goes_to_stdout(tmp_path: Path) -> None:
+    """`--json /dev/stdout` writes the document into the pipe, exit 0, nothing on stderr."""
+    argv = ("run", "--suite", str(_suite(tmp_path)), "--json", "/dev/stdout", "--format", "json")
+    done = _harness(*argv)
+    assert (done.returncode, done.stderr) == (0, "")
+    first, second = done.stdout.split("\n}\n", 1)  # the artifact, then the stdout document
+    assert json.loads(first + "}")["all_passed"] is True
+    assert json.loads(second)["all_passed"] is True
+
+
+@pytest.mark.parametrize(
+    ("cases", "limit_bytes"), [(1, 512), (120, 16_384)], ids=["at-the-write", "mid-run-spool"]
+)
+def test_a_file_size_limit_is_one_line_and_leaves_no_partial_artifact(
+    tmp_path: Path, cases: int, limit_bytes: int
+) -> None:
+    """`ulimit -f` (EFBIG; SIGXFSZ is ignored), as the report is written or while its cases
+    are spooled: one line, exit 2, no report and no temp file."""
+    import resource
+
+    folder = _suite(tmp_path, cases)
+    out = tmp_path / "out"
+    out.mkdir()
+    report = out / "report.json"
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    done = _harness("run", "--suite", str(folder), "--json", str(report), preexec_fn=limit)
+    assert done.returncode == 2
+    assert done.stderr == f"harness: {report}: cannot write artifact: File too large\n"
+    assert os.listdir(out) == []
+
+
+def test_json_to_dev_stdout_redirected_to_a_file_is_appended_not_replaced(tmp_path: Path) -> None:
+    """`--json /dev/stdout > out`: the document, then the table, in the shell's file."""
+    out = tmp_path / "out.txt"
+    with out.open("wb") as stdout:
+        argv = ("run", "--suite", str(_suite(tmp_path)), "--json", "/dev/stdout")
+        done = _harness(*argv, stdout=stdout)
+    assert (done.returncode, done.stderr) == (0, "")
+    text = out.read_text()
+    document, table = text.split("\n}", 1)
+    assert json.loads(document + "\n}")["all_passed"] is True
+    assert "1 passed" in table

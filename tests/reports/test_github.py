@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,3 +169,39 @@ def test_annotations_go_to_stderr_when_stdout_is_json(
     captured = capsys.readouterr()
     assert "::error" not in captured.out
     assert "::error" in captured.err
+
+
+def _summary_run(tmp_path: Path, summary: str, *flags: str) -> subprocess.CompletedProcess[str]:
+    """`harness run` of a passing one-case suite in a child, GITHUB_STEP_SUMMARY=`summary`."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (folder / "a.json").write_text(json.dumps(echo_trace(model_name="a")))
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": summary, "GITHUB_ACTIONS": "", "NO_COLOR": "1"}
+    argv = [sys.executable, "-m", "harness", "run", "--suite", str(folder), *flags]
+    # the bound fails a hang instead of blocking CI; it is not a timing assertion
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--write-baseline"])
+def test_a_summary_that_is_an_output_of_the_run_is_not_appended_to(
+    tmp_path: Path, flag: str
+) -> None:
+    """GITHUB_STEP_SUMMARY naming the JSON report (or another output) leaves it whole."""
+    output = tmp_path / "out"
+    done = _summary_run(tmp_path, str(output), flag, str(output))
+    assert done.returncode == 0
+    assert done.stderr == (
+        f"harness: {output}: GITHUB_STEP_SUMMARY is an output of this run: no job summary written\n"
+    )
+    assert "### harness" not in output.read_text()
+
+
+def test_a_summary_that_is_a_fifo_is_skipped_never_waited_on(tmp_path: Path) -> None:
+    """A FIFO (no reader) as the job summary: a warning, the run's own status, no hang."""
+    fifo = tmp_path / "summary"
+    os.mkfifo(fifo)
+    done = _summary_run(tmp_path, str(fifo))
+    assert done.returncode == 0
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"harness: {fifo}: ")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

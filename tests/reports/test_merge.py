@@ -164,3 +164,129 @@ def test_whole_parts_still_merge(tmp_path: Path) -> None:
     assert [case.name for case in report.cases] == [f"c{i}" for i in range(SUITE)]
     assert report.interrupted is None
     assert report.exit_code() == 0
+
+
+@pytest.fixture
+def shards(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A four-case suite (b fails) and the argv of its two shards' runs (report: --json)."""
+    from tests.builders import echo_trace
+
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    for name in "abcd":
+        expects = {"response_contains": ["never said" if name == "b" else "hello"]}
+        trace = echo_trace(model_name=name, expects=expects)
+        (folder / f"{name}.json").write_text(json.dumps(trace))
+    return folder, ["run", "--suite", str(folder)]
+
+
+@pytest.mark.parametrize(
+    ("select", "shown"),
+    [(["-k", "not b"], "-k 'not b'"), (["{suite}/a.json", "{suite}/c.json"], "a.json")],
+    ids=["keyword", "paths"],
+)
+def test_merge_refuses_a_part_run_on_a_selection(
+    shards: tuple[Path, list[str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    select: list[str],
+    shown: str,
+) -> None:
+    """Shards run with -k or paths leave a failing case out: the merge says so, exit 2."""
+    folder, run = shards
+    paths = [str(tmp_path / f"part{i}.json") for i in (1, 2)]
+    chosen = [item.format(suite=folder) for item in select]
+    for index, path in enumerate(paths, 1):
+        main([*run, *chosen, "--shard", f"{index}/2", "--json", path])
+    merged = tmp_path / "merged.json"
+    status, err = merged_exit([*paths, "--json", str(merged)], capsys)
+    assert status == 2
+    assert err.startswith(f"harness: {paths[0]}: ran a selection of the suite (")
+    assert shown in err
+    assert len(err.splitlines()) == 1
+    assert not merged.exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "says"),
+    [
+        ({"skipped": "edited", "passed": False}, "is skipped, but it has grades: it was run"),
+        ({"passed": True}, "is passed, but a grade failed"),
+        ({"passed": True, "grades": []}, "is passed, but it has no grade"),
+        ({"error": "boom"}, "is failed, but"),
+    ],
+    ids=["skipped-with-failed-grades", "passed-with-failed-grade", "passed-no-grade", "error"],
+)
+def test_merge_refuses_a_case_whose_status_contradicts_its_grades(
+    shards: tuple[Path, list[str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: dict[str, object],
+    says: str,
+) -> None:
+    """A part's case edited against its evidence is refused by part and case, never merged."""
+    _, run = shards
+    paths = [str(tmp_path / f"part{i}.json") for i in (1, 2)]
+    for index, path in enumerate(paths, 1):
+        assert main([*run, "--shard", f"{index}/2", "--json", path]) == (0 if index == 1 else 1)
+    document = json.loads(Path(paths[1]).read_text())
+    index = next(i for i, case in enumerate(document["cases"]) if case["name"] == "b")
+    if "error" in edit:  # an errored case marked passed: the error is the contradiction
+        edit = {"error": "boom", "passed": True, "grades": document["cases"][index]["grades"]}
+        says = "is passed, but it has an error"
+    document["cases"][index].update(edit)
+    Path(paths[1]).write_text(json.dumps(document))
+    status, err = merged_exit(paths, capsys)
+    assert status == 2
+    assert err == f'harness: {paths[1]}: $.cases[{index}]: case "b" {says}\n'
+
+
+def test_merge_refuses_a_part_nested_too_deep(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A part nested 100,000 deep is one line, exit 2, not a traceback."""
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"schema_version": 1, "extra": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    status, err = merged_exit([str(deep)], capsys)
+    assert status == 2
+    assert err == f"harness: {deep}: not a harness JSON report: it nests too deep\n"
+
+
+@pytest.mark.parametrize("target", ["part", "config", "other-output"])
+def test_merge_outputs_never_replace_a_part_or_another_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """--json onto a part being merged, a config, or the other output: exit 2, all intact."""
+    paths = [part(tmp_path, index, 2) for index in (1, 2)]
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.harness]\n")
+    before = {path: Path(path).read_bytes() for path in [*paths, str(config)]}
+    if target == "other-output":
+        argv = [*paths, "--json", str(tmp_path / "m"), "--junit", str(tmp_path / "m")]
+        says = f"--junit {tmp_path / 'm'}: the same file as --json"
+    elif target == "part":
+        argv, says = [*paths, "--json", paths[1]], f"--json {paths[1]}: the same file as the part"
+    else:
+        argv, says = [*paths, "--json", str(config)], "it exists and is not a harness JSON report"
+    status, err = merged_exit(argv, capsys)
+    assert status == 2
+    assert err.startswith("harness: --")
+    assert says in err
+    assert err.count("\n") == 1
+    assert {path: Path(path).read_bytes() for path in before} == before
+    assert not (tmp_path / "m").exists()
+
+
+def test_merge_refuses_a_part_that_writes_a_key_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`"grades"` written twice would hide the failed check behind the passing one: exit 2."""
+    paths = [part(tmp_path, index, 2) for index in (1, 2)]
+    text = Path(paths[0]).read_text()
+    failed = '"grades": [{"check": "c", "passed": false, "detail": "d"}], "grades"'
+    forged = text.replace('"grades"', failed, 1)
+    assert forged != text
+    Path(paths[0]).write_text(forged)
+    status, err = merged_exit(paths, capsys)
+    assert status == 2
+    assert err == f'harness: {paths[0]}: $.cases[0]: key "grades" appears twice\n'

@@ -48,6 +48,7 @@ def merge_command(args: argparse.Namespace) -> int:
     from harness.reports.merge import merge_reports, read_part
     from harness.reports.outputs import Outputs, show, write_artifacts
 
+    check_merge_outputs(args)
     parts = [(path, read_part(path)) for path in args.parts]
     report = merge_reports(parts)
     commit = parts[0][1].git_commit
@@ -60,7 +61,35 @@ def merge_command(args: argparse.Namespace) -> int:
         from harness.reports.html import write_html
 
         write_html(args.html, outputs.json())
-    publish(report, args.format, [path for path in (args.json, args.junit) if path])
+    artifacts = [path for path in (args.json, args.junit) if path]
+    publish(report, args.format, artifacts, [*args.parts, *([args.html] if args.html else [])])
     if report.interrupted is not None:
         return exit_status(report.interrupted)
     return report.exit_code()
+
+
+def check_merge_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before anything is read, an output that would replace a part being merged,
+    the other output, or any file that is not an earlier report of its kind.
+
+    Raises:
+        UsageError: It would.
+    """
+    import os
+
+    from harness.errors import UsageError
+    from harness.reports.artifact import HTML, JSON_REPORT, JUNIT, check_output
+
+    taken = {os.path.realpath(part): f"the part {part}" for part in args.parts}
+    for flag, path, kind in (
+        ("--json", args.json, JSON_REPORT),
+        ("--junit", args.junit, JUNIT),
+        ("--html", args.html, HTML),
+    ):
+        if path is None:
+            continue
+        check_output(flag, path, kind=kind)
+        real = os.path.realpath(path)
+        if real in taken:
+            raise UsageError(f"{flag} {path}: the same file as {taken[real]}")
+        taken[real] = flag

@@ -76,6 +76,7 @@ def record_command(args: argparse.Namespace) -> int:
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
+    _check_out(args.out, config_path)
     setup, _ = setup_from(
         config, config_path, agent=args.agent, tools=args.tools, agent_command=args.agent_command
     )
@@ -99,6 +100,23 @@ def record_command(args: argparse.Namespace) -> int:
         f"run --suite {_folder(written.path)}{_agent_flags(args)}\n"
     )
     return 0
+
+
+def _check_out(path: str, config_path: str | None) -> None:
+    """Refuse, before anything is recorded, an `--out` that would replace the config or any
+    existing file that is not a fixture (a re-recorded fixture is replaced; nothing else is).
+
+    Raises:
+        UsageError: It would.
+    """
+    import os
+
+    from harness.errors import UsageError
+    from harness.reports.artifact import FIXTURE, check_output
+
+    if config_path and os.path.realpath(path) == os.path.realpath(config_path):
+        raise UsageError(f"--out {path}: it is the config, which no output replaces")
+    check_output("--out", path, kind=FIXTURE)
 
 
 def _agent_flags(args: argparse.Namespace) -> str:

@@ -38,15 +38,15 @@ def report_command(args: argparse.Namespace) -> int:
     import hashlib
 
     from harness.errors import MergeError
-    from harness.reports.artifact import check_output, read_artifact, write_atomic
+    from harness.reports.artifact import HTML, check_output, read_artifact, write_atomic
     from harness.reports.document import decode_document, from_document, to_json
     from harness.reports.html import render_html
     from harness.reports.merge import merge_reports, read_part
 
-    check_output("--html", args.html)
     for path in args.parts:
         if os.path.realpath(path) == os.path.realpath(args.html):
             raise UsageError(f"--html {args.html}: the same file as the report {path}")
+    check_output("--html", args.html, kind=HTML)  # nor any file but an earlier page
     if len(args.parts) == 1:
         report_json = read_artifact(args.parts[0], MergeError)
         document = decode_document(report_json, args.parts[0], MergeError)

@@ -13,7 +13,7 @@ import msgspec
 from harness._cli import arguments, guard
 from harness._cli.agent_arguments import add_agent_arguments, agent_settings
 from harness._cli.arguments import AUTO_JOBS, check_outputs, jobs
-from harness._cli.baselines import baselines, dumper
+from harness._cli.baselines import baselines, dumper, read_gate
 from harness._parallel import gc_paused
 from harness.config import MODES, find_pyproject, load_config
 from harness.errors import UsageError
@@ -166,7 +166,6 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
-    check_outputs(args)
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
     mode = args.mode or config.mode
@@ -179,12 +178,9 @@ def _run(args: argparse.Namespace) -> int:
         capture=args.capture != "no",
         **agent_settings(args),
     )
-    baseline = None
-    if args.baseline:
-        from harness.reports.baseline import read_baseline
-
-        baseline = read_baseline(args.baseline)
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
+    check_outputs(args, config_path, (config.history, args.history), folder)
+    baseline = read_gate(args.baseline, folder, mode)  # its suite and mode checked now
     load_jobs = args.jobs
     if load_jobs == AUTO_JOBS:  # loading in workers wins only with cores to spare
         from harness._parallel import cpu_count
@@ -273,11 +269,12 @@ def _run(args: argparse.Namespace) -> int:
             from harness.reports.github import publish
 
             artifacts = [path for path in (args.json, args.junit) if path]
+            others = [p for p in (args.write_baseline, args.baseline, args.html, history) if p]
             if ok:
-                to_stdout(lambda _: publish(shown, args.format, artifacts))
+                to_stdout(lambda _: publish(shown, args.format, artifacts, others))
             else:  # stdout is gone: the job summary is still a file worth writing
                 with contextlib.suppress(OSError, ValueError):
-                    publish(shown, "json", artifacts)
+                    publish(shown, "json", artifacts, others)
     finally:
         stream.close()
     return status

@@ -52,7 +52,10 @@ def trend_command(args: argparse.Namespace) -> int:
     from harness.history.render import render_trend_markdown, render_trend_table
     from harness.reports.github import append_step_summary
 
-    trend = _load_trend(args)
+    history = args.history or load_config(args.config).history
+    if args.html:
+        _check_html(args.html, history)
+    trend = _load_trend(args, history)
     if args.format == "json":
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(trend), indent=2).decode())
         sys.stdout.write("\n")
@@ -65,15 +68,30 @@ def trend_command(args: argparse.Namespace) -> int:
         from harness.reports.html import pages_beside
 
         write_atomic(args.html, render_trend_html(trend, pages_beside(args.html)).encode())
-    append_step_summary(render_trend_markdown(trend))
+    append_step_summary(
+        render_trend_markdown(trend), [path for path in (args.html, history) if path]
+    )
     return 0
 
 
-def _load_trend(args: argparse.Namespace) -> Any:
+def _check_html(path: str, history: str) -> None:
+    """Refuse, before the history is read, a page that would replace the history database
+    or any file that is not an earlier page.
+
+    Raises:
+        UsageError: It would.
+    """
+    from harness.reports.artifact import HTML, check_output
+
+    if os.path.realpath(path) == os.path.realpath(history):
+        raise UsageError(f"--html {path}: it is the history database, which no output replaces")
+    check_output("--html", path, kind=HTML)
+
+
+def _load_trend(args: argparse.Namespace, path: str) -> Any:
     from harness.history.store import History
     from harness.history.trend import compute_trend
 
-    path = args.history or load_config(args.config).history
     if not os.path.exists(path):
         raise HistoryError(path, "no history yet: record runs with `harness run --history`")
     with History(path) as history:
