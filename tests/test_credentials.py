@@ -67,6 +67,33 @@ CREDENTIALS = [
     "DBPassword=x1",  # a run of capitals before the word
     "openAIApiKey=k1",
     'password="true"',  # quoted, a literal may be a password
+    # The shapes that used to pass both.
+    "PGPASSWORD=hunter22 psql",
+    "PASS_WORD=hunter22",
+    "pass=hunter22x",
+    "glpat-abcdefghij0123456789",
+    "sk_live_abcdefghij0123456789",
+    "rk_live_abcdefghij0123456789",
+    "SG.abcdefghij012345.abcdefghij0123456789",
+    "hf_abcdefghij0123456789ABCD",
+    "npm_abcdefghij0123456789ABCD",
+    "https://hooks.slack.com/services/T0000/B0000/abcdefghij",
+    "AccountName=harness;AccountKey=abcdefghij0123==;EndpointSuffix=example.com",
+    "https://harness.example.com/c?sv=2022-11-02&sig=abcdefghij%3D",
+    "user=harness_user&password%3Dhunter22",
+    "PASSWORD:\thunter22",
+    "secret:\nhunter22",
+    "<password>hunter22</password>",
+    '"detail": "PASSWORD:\\thunter22"',  # as a quoted text shows it
+    '<db:Password type="x">correct horse</db:Password>',
+    "REDISPASS=hunter22",
+    "X-Amz-Signature=abcdef0123456789",
+    "whsec_abcdefghij0123456789",
+    "pypi-AgEIcHlwaS5vcmcabcdefghij0123456789",
+    "https://discord.com/api/webhooks/123456/abcdefghij",
+    "ya29.abcdefghij0123456789ABC",
+    "hvs.abcdefghij0123456789ABCD",
+    "xapp-1-abcdefghij0123",
 ]
 # Text that mentions the trigger words, or comes close to a shape, without holding a secret.
 PROSE = [
@@ -116,6 +143,14 @@ PROSE = [
     "NextToken=abc123",
     '{"ContinuationToken": "1x"}',
     "page_token=2",
+    "OLDPWD=/home/harness_user",
+    "bypass=true",
+    "the tests pass: all",
+    "signature: ok",
+    "<token>short</token>",
+    "<note>hunter22</note>",
+    "sig=abc",  # only in a query string
+    "glass-abcdefghij0123456789",
 ]
 
 

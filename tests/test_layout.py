@@ -29,8 +29,16 @@ GROUND = {
     "credentials",
     "chat_format",
     "files",
+    "tokens",
+    "masking",
 }
-GROUND_MAY_IMPORT = {"chat_format": {"harness.messages"}, "files": {"harness.errors"}}
+GROUND_MAY_IMPORT = {
+    "chat_format": {"harness.messages"},
+    "files": {"harness.errors"},
+    "credentials": {"harness.tokens"},
+    "masking": {"harness.credentials"},
+    "text": {"harness.masking"},
+}
 RANK = {
     "fixtures": 1,
     "replay": 2,
