@@ -24,6 +24,7 @@ from harness.authoring.transcript import Reply, read_reply, tool_results
 from harness.errors import CaseError, UsageError
 from harness.fixtures.format import Case, LlmTrace
 from harness.fixtures.reading import decode_trace
+from harness.masking import without_held
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import Setup
 from harness.replay.proxy import PLACEHOLDER_KEY, Exchange, ProxyServer
@@ -66,8 +67,9 @@ def record(
     failed = next((exchange for exchange in exchanges if exchange.error), None)
     if failed is not None:
         raise UsageError(f"harness record: {failed.error}")
-    document = _fixture(name, inputs, exchanges, boundaries)
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    # The upstream may answer with the recorder's own key: it is never written down.
+    document = _without_held(_fixture(name, inputs, exchanges, boundaries))
+    text = _encodable(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     if not allow_private:
         findings = PrivacyLint().scan(document)
         if findings:
@@ -224,6 +226,31 @@ def _step(reply: Reply) -> dict[str, Any]:
         calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.calls]
         return {"response": {"type": "tool_calls", "tool_calls": calls, **tokens}}
     return {"response": {"type": "text", "content": reply.text, **tokens}}
+
+
+def _without_held(value: Any) -> Any:
+    """`value` with every value the harness holds (the upstream key) masked in its strings."""
+    if isinstance(value, str):
+        return without_held(value)
+    if isinstance(value, list):
+        return [_without_held(item) for item in value]
+    if isinstance(value, dict):
+        return {without_held(key): _without_held(item) for key, item in value.items()}
+    return value
+
+
+def _encodable(text: str) -> str:
+    """`text`, which a fixture file can hold: no lone surrogate (a broken UTF-16 half)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        raise UsageError(
+            f"harness record: the upstream answered with a lone surrogate "
+            f"(\\u{ord(text[exc.start]):04x}, line {line} of the fixture), which no fixture "
+            "can hold; nothing written"
+        ) from None
+    return text
 
 
 def _write(path: str, text: str) -> None:
