@@ -47,7 +47,8 @@ import functools
 import re
 from typing import NamedTuple
 
-from harness.tokens import SHAPES, TRIGGERS
+from harness.secret_names import CAMEL, JOINED, KEY_WORDS, PLAIN_WORDS
+from harness.tokens import SHAPES, TRIGGERS, shapes_in
 
 __all__ = [
     "KEEP",
@@ -76,45 +77,11 @@ MIN_VALUE = 8
 """Characters a value needs to count after `Bearer`/`Basic` or a bare everyday key word
 (`token`, `auth`, `pwd`, `credential(s)`); after any other secret-looking key, one will do."""
 
-# Where a camelCase word starts: after a lower-case letter or digit (`db|Password`), or in a
-# run of capitals before the one that starts a word (`DB|Password`, `openAI|ApiKey`); one
-# capital is not a word (`OAuth`). Case matters here, inside patterns that otherwise ignore it.
-_CAMEL = "(?:(?<=(?-i:[a-z0-9]))(?=(?-i:[A-Z]))|(?<=(?-i:[A-Z]{2}))(?=(?-i:[A-Z][a-z])))"
-# A pagination cursor, which APIs hand back in every listing (`nextPageToken`, `NextToken`,
-# `ContinuationToken`), is no credential: `token` right after one of these words is not one.
-# One fixed-width lookbehind per word and separator, as Python's lookbehinds must be.
-_CURSORS = ("page", "next", "prev", "previous", "continuation")
-_NOT_CURSOR = "".join(f"(?<!{word})(?<!{word}[_.-])" for word in _CURSORS)
-# The words that make a key secret-looking: the whole key, or its last word after `_`, `.` or
-# `-` or in camelCase (`DB_PASSWORD`, `dbPassword`); `secret` counts anywhere, with up to eight
-# words after it (`AWS_SECRET_ACCESS_KEY`, `stripeSecretKey`). Bounded, so that a long run of
-# `secret_secret_…` is one pass, not one pass from each `secret`; a camelCase word ends at the
-# next capital, so no word runs on through a long camelCase run; and atomic, so that no words
-# are tried again, fewer, when no separator follows them.
-_KEY_WORDS = (
-    rf"api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|{_NOT_CURSOR}token|"
-    r"client[_-]?secret|"
-    rf"secret(?>(?:[_.-][a-z0-9]+|{_CAMEL}(?-i:[A-Z][a-z0-9]*)){{0,8}})|"
-    r"pass(?:[_-]?word|[_-]?phrase|wd)?|pwd|auth|private[_-]?key|"
-    r"(?:access|account|shared[_-]?access|signing|encryption|master|subscription)[_-]?key|"
-    r"credentials?|signature|(?<=[?&;])sig"
-)
 # Space around a separator, also as a quoted text shows it (`secret:\n…` in a JSON string).
 _SPACE = r"(?:\s|\\+[nrt])*"
-# A secret word at the end of an upper-case name written as one word (`PGPASSWORD`,
-# `REDISPASS`): where such a word starts after other capitals or digits (not `PWD`: `OLDPWD`
-# is the shell's).
-_UPPER = "(?<=(?-i:[A-Z0-9]))(?=(?-i:PASS|SECRET|TOKEN|API_?KEY))"
 # A bare JSON, Python or JavaScript literal is a setting, not a secret (`isAuth=true`,
 # `"nextToken": null`); quoted, it may be one.
 _LITERALS = frozenset({"true", "false", "null", "True", "False", "None", "undefined", "nil"})
-# Everyday words when they stand alone: language-model prose is full of tokens, `pwd` is the
-# shell's working directory. Bare, their value needs `MIN_VALUE` characters to count; any
-# other secret-looking name (`password`, `NPM_TOKEN`, `x-auth`, `api_key`) says what its value
-# is, so one character is enough.
-_PLAIN_WORDS = frozenset(
-    {"token", "auth", "pwd", "pass", "credential", "credentials", "signature", "sig"}
-)
 
 # A value that stands for a secret without being one: a mask (`***`, `xxxx`, `...`), a
 # placeholder (`<redacted>`, `<your token>`, `[hidden]`) or a reference to where the secret
@@ -177,21 +144,24 @@ class Patterns(NamedTuple):
     """A URL with a password. Groups: `scheme://user:`, the password."""
     key_name: re.Pattern[str]
     """A whole key name that is secret-looking, for the keys of parsed JSON."""
+    spaced: re.Pattern[str]
+    """A value after a name and a space: a command-line flag (`--password hunter2`), or a
+    `.netrc` password (`machine example.com login harness_user password hunter2`). Groups:
+    `key`, `sep`, `value`."""
+    pair: re.Pattern[str]
+    """A `key="Password" value="…"` (or `name=`) pair of attributes. Groups: `key`, `sep`
+    (from the name's closing quote to the value's opening one), `value`."""
     element: re.Pattern[str]
     """An XML element's text (`<password>…</password>`). Groups: `key` (the local name),
     `sep` (the start tag from the name on) and `value`, to the next `<`."""
     scheme: re.Pattern[str]
     """Groups: `Bearer` or `Basic`, the whitespace, the secret."""
-    shapes: re.Pattern[str]
-    """Every named token shape, as one alternation."""
     named: tuple[tuple[str, re.Pattern[str]], ...]
     """Each token shape with what it is called."""
     pem: re.Pattern[str]
     """Group 1: the key's label, such as `RSA PRIVATE KEY` or `PGP PRIVATE KEY BLOCK`."""
     stand_in: re.Pattern[str]
     """A value that stands for a secret without being one: `***`, `<redacted>`, `${VAR}`."""
-    camel: re.Pattern[str]
-    """Matches, empty, where a camelCase word starts (`db|Password`)."""
 
 
 @functools.cache
@@ -202,7 +172,7 @@ def patterns() -> Patterns:
     # cannot make the search quadratic.
     keyed = re.compile(
         rf"""(?ix)
-        (?:\b|(?<=[_.-])|{_CAMEL}|{_UPPER})(?P<key>{_KEY_WORDS})
+        (?:\b|(?<=[_.-])|{CAMEL}|{JOINED})(?P<key>{KEY_WORDS})
         (?P<sep>(?:\\*["'])?{_SPACE}(?:[:=]|%3[ad]){_SPACE}(?:(?P<esc>\\*)(?P<quote>["']))?)
         (?P<scheme>(?:bearer\s+|basic\s+)?)
         (?P<value>(?(quote){_QUOTED}|[^\s"'&,;\\]+))
@@ -227,8 +197,8 @@ def patterns() -> Patterns:
     # Sixteen words before the secret one at most: a name of a thousand parts is no secret's,
     # and the bound keeps the match linear.
     key_name = re.compile(
-        rf"(?i)(?:[a-z0-9]+[_.-]){{0,16}}(?:[a-z0-9]+(?:{_CAMEL}|{_UPPER}))?"
-        rf"(?:{_KEY_WORDS}|(?:proxy-)?authorization)"
+        rf"(?i)(?:[a-z0-9]+[_.-]){{0,16}}(?:[a-z0-9]+(?:{CAMEL}|{JOINED}))?"
+        rf"(?:{KEY_WORDS}|(?:proxy-)?authorization)"
     )
     # A name of at most 64 characters (a prefix too), attributes of at most 512: an element
     # is looked at from its `<` to the next `<`, once.
@@ -236,9 +206,16 @@ def patterns() -> Patterns:
         r"<(?:[A-Za-z_][\w.-]{0,31}:)?(?P<key>[A-Za-z_][\w.-]{0,63})"
         r"(?P<sep>(?:\s[^<>]{0,512})?>)(?P<value>[^<]+)(?=</)"
     )
+    spaced = re.compile(
+        r"""(?i)(?:(?<![\w-])--|\bmachine[ \t]+\S{1,256}[ \t]+login[ \t]+\S{1,256}[ \t]+(?=pass))"""
+        r"""(?P<key>[a-z0-9][a-z0-9_-]{0,63})(?P<sep>[ \t]+)(?P<value>[^\s"'-][^\s"']*)"""
+    )
+    pair = re.compile(
+        r"""(?i)\b(?:key|name)=(?P<q>["'])(?P<key>[\w.:-]{1,64})(?P<sep>(?P=q)[ \t]+value="""
+        r"""(?P<q2>["']))(?P<value>[^"'<>\r\n]+)(?=(?P=q2))"""
+    )
     scheme = re.compile(rf"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{{{MIN_VALUE},}})")
-    shapes = re.compile("|".join(source for _, source in SHAPES))
-    named = tuple((name, re.compile(source)) for name, source in SHAPES)
+    named = tuple((shape.name, re.compile(shape.pattern)) for shape in SHAPES)
     # A BEGIN line that redaction already cut (`-----BEGIN PRIVATE KEY-----*[REDACTED]`) is
     # no block: taken for an unterminated one, it would swallow the rest of the text.
     pem = re.compile(
@@ -253,13 +230,13 @@ def patterns() -> Patterns:
         cookie=cookie,
         url=url,
         key_name=key_name,
+        spaced=spaced,
+        pair=pair,
         element=element,
         scheme=scheme,
-        shapes=shapes,
         named=named,
         pem=pem,
         stand_in=stand_in,
-        camel=re.compile(_CAMEL),
     )
 
 
@@ -307,8 +284,9 @@ def keyed_secret(match: re.Match[str]) -> bool:
 
 
 def element_secret(match: re.Match[str]) -> bool:
-    """Whether a `Patterns.element` match holds a secret: its name is secret-looking and its
-    text counts as a JSON value under that name would (`secret_value`)."""
+    """Whether a `Patterns.element`, `pair` or `spaced` match holds a secret: its name is
+    secret-looking and its text counts as a JSON value under that name would
+    (`secret_value`)."""
     return secret_value(match["key"], match["value"].strip())
 
 
@@ -332,7 +310,7 @@ def _counts(key: str, value: str, *, bare: bool) -> bool:
     for a secret, and, under a `bare` everyday word, only from `MIN_VALUE` characters."""
     if stands_in(value):
         return False
-    return len(value) >= MIN_VALUE or not bare or key.lower() not in _PLAIN_WORDS
+    return len(value) >= MIN_VALUE or not bare or key.lower() not in PLAIN_WORDS
 
 
 def might_hold(text: str) -> bool:
@@ -373,7 +351,8 @@ def find(text: str) -> list[Found]:
             ends.insert(before, end)
             found.append(Found(kind=kind, secret=secret))
 
-    for name, pattern in compiled.named:
+    for index in shapes_in(text):
+        name, pattern = compiled.named[index]
         for match in pattern.finditer(text):
             add(name, match, match[0])
     for match in compiled.pem.finditer(text):
@@ -391,9 +370,10 @@ def find(text: str) -> list[Found]:
     for match in compiled.keyed.finditer(text):
         if keyed_secret(match):
             add(f"secret after {match['key']}", match, match["value"])
-    for match in compiled.element.finditer(text):
-        if element_secret(match):
-            add(f"secret in <{match['key']}>", match, match["value"])
+    for pattern in (compiled.element, compiled.pair, compiled.spaced):
+        for match in pattern.finditer(text):
+            if element_secret(match):
+                add(f"secret under {match['key']}", match, match["value"])
     for match in compiled.scheme.finditer(text):
         if MARK not in match[3]:
             add(f"{match[1]} credential", match, match[3])

@@ -36,6 +36,7 @@ from harness.credentials import (
     secret_key,
     stands_in,
 )
+from harness.tokens import shapes, shapes_in
 
 __all__ = ["held", "hold", "needs_masking", "redact", "without_held"]
 
@@ -98,7 +99,8 @@ def redact(text: str) -> str:
         return text  # the common case: nothing that could be a credential
     compiled = patterns()
     text = compiled.pem.sub(lambda m: f"-----BEGIN {m[1]}-----{MARK}", text)
-    text = compiled.shapes.sub(lambda m: keep(m[0]), text)
+    if found := shapes_in(text):
+        text = shapes(found).sub(lambda m: keep(m[0]), text)
     text = compiled.header.sub(
         lambda m: m[0] if is_cut(m["value"]) or stands_in(m["value"]) else _cut(m), text
     )
@@ -108,7 +110,8 @@ def redact(text: str) -> str:
     )
     text = compiled.url.sub(lambda m: f"{m[1]}{keep(m[2])}" if MARK not in m[2] else m[0], text)
     text = compiled.keyed.sub(lambda m: _cut(m) if keyed_secret(m) else m[0], text)
-    text = compiled.element.sub(lambda m: _cut_element(m) if element_secret(m) else m[0], text)
+    for pattern in (compiled.element, compiled.pair, compiled.spaced):
+        text = pattern.sub(lambda m: _cut_element(m) if element_secret(m) else m[0], text)
     return compiled.scheme.sub(
         lambda m: f"{m[1]}{m[2]}{keep(m[3])}" if MARK not in m[3] else m[0], text
     )
@@ -120,6 +123,6 @@ def _cut(match: re.Match[str]) -> str:
 
 
 def _cut_element(match: re.Match[str]) -> str:
-    """An element's start tag kept, its text cut."""
+    """An element's start tag (a pair's or a flag's name) kept, its value cut."""
     start = match.start()
     return f"{match[0][: match.start('value') - start]}{keep(match['value'])}"

@@ -94,6 +94,14 @@ CREDENTIALS = [
     "ya29.abcdefghij0123456789ABC",
     "hvs.abcdefghij0123456789ABCD",
     "xapp-1-abcdefghij0123",
+    "mysql --password hunter22 app",
+    "machine api.example.com login harness_user password hunter22",
+    '<add key="ApiKey" value="abcd1234efgh" />',
+    '<input name="password" value="hunter22">',
+    "dbpassword=hunter22",
+    "csrftoken=abcdefgh12",
+    "https://maps.example.com/api?key=abcdefgh1234",
+    "abc8Q~abcdefghijklmnopqrstuvwxyz0123456",
 ]
 # Text that mentions the trigger words, or comes close to a shape, without holding a secret.
 PROSE = [
@@ -151,6 +159,12 @@ PROSE = [
     "<note>hunter22</note>",
     "sig=abc",  # only in a query string
     "glass-abcdefghij0123456789",
+    "--token short",
+    "--verbose yes",
+    "log in now, password please",
+    "bypass=1",
+    '<add key="Timeout" value="30"/>',
+    "the flag --password-file /run/x",
 ]
 
 
@@ -454,3 +468,22 @@ def test_aws_key_ids_written_back_to_back_are_both_masked() -> None:
     first, second = "AKIAIOSFODNN7EXAMPLE", "ASIAI44QH8DHBEXAMPLE"
     (found,) = find(f"ids {first}{second} end")
     assert found.secret == first + second
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "machine a login b " * 40_000,
+        "<a " * 100_000 + "<password>",
+        'key="a" ' * 60_000,
+        "--a " * 100_000,
+        "a" * 300_000 + "password",
+        "A" * 300_000 + "TOKEN",
+        "&sig" * 100_000,
+    ],
+    ids=["netrc", "elements", "pairs", "flags", "lower-case run", "capitals", "queries"],
+)
+def test_the_newer_patterns_stay_linear_on_long_runs(text: str) -> None:
+    """Each pattern looks at a long run of its own opening words once, not once per start."""
+    assert find(text) == []
+    assert redact(text) == text

@@ -30,13 +30,14 @@ GROUND = {
     "chat_format",
     "files",
     "tokens",
+    "secret_names",
     "masking",
 }
 GROUND_MAY_IMPORT = {
     "chat_format": {"harness.messages"},
     "files": {"harness.errors"},
-    "credentials": {"harness.tokens"},
-    "masking": {"harness.credentials"},
+    "credentials": {"harness.tokens", "harness.secret_names"},
+    "masking": {"harness.credentials", "harness.tokens"},
     "text": {"harness.masking"},
 }
 RANK = {
