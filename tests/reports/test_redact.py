@@ -241,3 +241,25 @@ def test_a_request_body_value_under_a_secret_key_is_redacted() -> None:
     assert published["api_key"] == "Q7w8*[REDACTED]"
     assert published["max_tokens"] == "12345678"
     assert published["model"] == "m"
+
+
+@pytest.mark.parametrize("index", range(len(KINDS["issue 31 shape"])))
+def test_each_shape_an_agent_sends_its_model_is_masked_in_the_kept_requests(
+    index: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wire agent's request bodies, kept in the case's `requests`, hold no credential."""
+    secret = "Q7w8E9r6T5y4U3i2"
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    trace = echo_trace(expects={"response_contains": ["nope"]})
+    trace["turns"][0]["user_input"] = KINDS["issue 31 shape"][index](secret)
+    (suite / "a.json").write_text(json.dumps(trace))
+    report = tmp_path / "report.json"
+    argv = ["run", "--suite", str(suite), "--agent", "tests.wire_agents:factory"]
+    assert main([*argv, "--json", str(report)]) == 1
+    capsys.readouterr()
+    (case,) = json.loads(report.read_bytes())["cases"]
+    bodies = json.dumps([request["body"] for request in case["requests"]])
+    assert '"role": "user"' in bodies  # the bodies are kept, the user's turn in them
+    assert len(case["requests"]) == 2
+    assert survivor(secret) not in report.read_bytes()
