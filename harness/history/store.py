@@ -30,6 +30,7 @@ import msgspec
 
 from harness.errors import HistoryError
 from harness.history.failures import cause, check_is_file, wrong_type
+from harness.masking import redact
 from harness.reports.document import ReportDocument, decode_document
 
 __all__ = ["CaseRow", "History", "RunRow", "run_id_of"]
@@ -260,7 +261,7 @@ class History:
                                 c.name,
                                 c.source,
                                 c.passed,
-                                c.error,
+                                None if c.error is None else redact(c.error),
                                 c.duration_s,
                                 c.id or None,
                                 c.case_hash or None,
