@@ -4,9 +4,9 @@ A token of one of these shapes is a credential wherever it stands, with no secre
 before it. Each shape is one regular expression, named as the privacy lint reports it, with
 the lower-case literals (its `triggers`) without which it cannot match: a text is searched
 only for the shapes whose triggers it holds (`shapes_in`), so forty vendors cost a text that
-names none of them a few substring scans, not a pass of forty patterns. A prefix that a vendor made unique
-(`glpat-`, `sk_live_`) needs only a few characters after it; a short, common one (`hf_`,
-`npm_`) needs a length only a generated token has.
+names none of them a few substring scans, not a pass of forty patterns. A prefix that a
+vendor made unique (`glpat-`, `sk_live_`) needs only a few characters after it; a short,
+common one (`hf_`, `npm_`) needs a length only a generated token has.
 """
 
 from __future__ import annotations
