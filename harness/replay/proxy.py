@@ -219,10 +219,11 @@ class _Handler(BaseHTTPRequestHandler):
             with _OPENER.open(upstream, timeout=self.proxy.timeout) as response:
                 self._relay(protocol, request, response.status, response)
         except urllib.error.HTTPError as exc:
-            if 300 <= exc.code < 400:
-                self._redirected(protocol, request, exc)
-                return
-            data = exc.read(MAX_RESPONSE_BYTES)
+            with exc:  # its connection is closed here, not whenever it is collected
+                if 300 <= exc.code < 400:
+                    self._redirected(protocol, request, exc)
+                    return
+                data = exc.read(MAX_RESPONSE_BYTES)
             error = redact(f"the upstream answered {exc.code}: {_message(data)}")
             self._keep(_failed(protocol, request, exc.code, data, error))
             self._reply(exc.code, data)

@@ -23,7 +23,8 @@ def post(proxy: ProxyServer, path: str, body: bytes) -> tuple[int, Any]:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
+        with exc:
+            return exc.code, json.loads(exc.read())
 
 
 @pytest.mark.parametrize(
