@@ -145,9 +145,9 @@ class Patterns(NamedTuple):
     key_name: re.Pattern[str]
     """A whole key name that is secret-looking, for the keys of parsed JSON."""
     spaced: re.Pattern[str]
-    """A value after a name and a space: a command-line flag (`--password hunter2`), or a
-    `.netrc` password (`machine example.com login harness_user password hunter2`). Groups:
-    `key`, `sep`, `value`."""
+    """A value after a name and a space: a command-line flag (`--password hunter2`), a
+    Dockerfile's `ENV DB_PASSWORD hunter2`, or a `.netrc` password (`machine example.com
+    login harness_user password hunter2`). Groups: `key`, `sep`, `value`."""
     pair: re.Pattern[str]
     """A `key="Password" value="…"` (or `name=`) pair of attributes. Groups: `key`, `sep`
     (from the name's closing quote to the value's opening one), `value`."""
@@ -173,7 +173,7 @@ def patterns() -> Patterns:
     keyed = re.compile(
         rf"""(?ix)
         (?:\b|(?<=[_.-])|{CAMEL}|{JOINED})(?P<key>{KEY_WORDS})
-        (?P<sep>(?:\\*["'])?{_SPACE}(?:[:=]|%3[ad]){_SPACE}(?:(?P<esc>\\*)(?P<quote>["']))?)
+        (?P<sep>(?:\\*["'])?{_SPACE}(?:=>|:=|[:=]|%3[ad]){_SPACE}(?:(?P<esc>\\*)(?P<quote>["']))?)
         (?P<scheme>(?:bearer\s+|basic\s+)?)
         (?P<value>(?(quote){_QUOTED}|[^\s"'&,;\\]+))
         """
@@ -207,7 +207,8 @@ def patterns() -> Patterns:
         r"(?P<sep>(?:\s[^<>]{0,512})?>)(?P<value>[^<]+)(?=</)"
     )
     spaced = re.compile(
-        r"""(?i)(?:(?<![\w-])--|\bmachine[ \t]+\S{1,256}[ \t]+login[ \t]+\S{1,256}[ \t]+(?=pass))"""
+        r"""(?i)(?:(?<![\w-])--|(?-i:\bENV)[ \t]+"""
+        r"""|\bmachine[ \t]+\S{1,256}[ \t]+login[ \t]+\S{1,256}[ \t]+(?=pass))"""
         r"""(?P<key>[a-z0-9][a-z0-9_-]{0,63})(?P<sep>[ \t]+)(?P<value>[^\s"'-][^\s"']*)"""
     )
     pair = re.compile(

@@ -104,6 +104,22 @@ SHAPES = (
         r"(?<![\w~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,}",
         ("q~",),
     ),
+    Shape(
+        "package registry token",
+        r"\b(?:dckr_pat_|rubygems_|oy2)[A-Za-z0-9_-]{20,}",
+        ("dckr_pat_", "rubygems_", "oy2"),
+    ),
+    Shape(
+        "SaaS API token",
+        r"\b(?:ntn_|figd_|nvapi-|tgp_v1_|HRKU-|nfp_|sq0atp-|sq0csp-)[A-Za-z0-9_-]{20,}",
+        ("ntn_", "figd_", "nvapi-", "tgp_v1_", "hrku-", "nfp_", "sq0atp-", "sq0csp-"),
+    ),
+    Shape("Notion token", r"\bsecret_[A-Za-z0-9]{32,}", ("secret_",)),
+    Shape(
+        "Terraform Cloud token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{40,}", (".atlasv1.",)
+    ),
+    Shape("Telegram bot token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}", (":aa",)),
+    Shape("extended private key", r"\b[xt]prv[1-9A-HJ-NP-Za-km-z]{100,}", ("xprv", "tprv")),
     Shape("age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}", ("age-secret-key-",)),
 )
 """Each token shape, in the order the lint reports them."""

@@ -102,6 +102,13 @@ CREDENTIALS = [
     "csrftoken=abcdefgh12",
     "https://maps.example.com/api?key=abcdefgh1234",
     "abc8Q~abcdefghijklmnopqrstuvwxyz0123456",
+    "password => 'hunter22'",  # Ruby, Perl and PHP
+    'password := "hunter22"',  # Go
+    "ENV API_KEY abcd1234efgh",  # a Dockerfile
+    "dckr_pat_abcdefghij0123456789",
+    "secret_abcdefghij0123456789abcdefghij0123",
+    "123456789:AAabcdefghij0123456789abcdefghij012",
+    "ntn_abcdefghij0123456789AB",
 ]
 # Text that mentions the trigger words, or comes close to a shape, without holding a secret.
 PROSE = [
@@ -165,6 +172,8 @@ PROSE = [
     "bypass=1",
     '<add key="Timeout" value="30"/>',
     "the flag --password-file /run/x",
+    "ENV PATH /usr/bin",
+    "x => y",
 ]
 
 
