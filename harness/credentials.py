@@ -4,29 +4,30 @@
 them out of what a run recorded, so a string that one of them treats as a secret the other does
 too. The shapes:
 
-- the value after a secret-looking key: api_key, apikey, access_token, refresh_token, token,
-  auth_token, client_secret, secret, password, passwd, pwd, auth, private_key, access_key,
-  credential(s), also as the last word of a longer name (`DB_PASSWORD`, `NPM_TOKEN`,
-  `OPENAI_API_KEY`, `x-api-key`, `_authToken`, `dbPassword`) and `secret` anywhere in one
-  (`AWS_SECRET_ACCESS_KEY`, `stripeSecretKey`) (separators `=` or `:`, quotes allowed,
-  escaped ones too (`\"`, `\\\"`), as in JSON quoted once or more; a quoted value runs to its
-  closing quote). The name says what the value is, so any length counts, except after a bare
-  everyday word (`token`, `auth`, `pwd`, `credential(s)`), where a value needs `MIN_VALUE`
-  characters; a value that only stands in for a secret (`stands_in`: `***`, `<redacted>`,
-  `${VAR}`, `$VAR`) never counts, nor does a bare literal (`true`, `null`). A pagination
-  cursor is no credential: `token` after `page`, `next`, `prev`, `previous` or
-  `continuation` (`nextPageToken`, `NextToken`, `ContinuationToken`, `page_token`) does not
-  count. In parsed JSON, the string value of such a key, by the same rule (`secret_value`);
+- the value after a secret-looking key: api_key, access_token, refresh_token, token,
+  auth_token, client_secret, secret, password, pass_word, passphrase, passwd, pass, pwd, auth,
+  private_key, access_key, account_key, signing_key, signature, credential(s), also as the last
+  word of a longer name (`DB_PASSWORD`, `x-api-key`, `dbPassword`, `AccountKey`), of an
+  upper-case one (`PGPASSWORD`), `secret` anywhere in one (`AWS_SECRET_ACCESS_KEY`), and
+  `sig` in a query string (`&sig=`). Separators `=`, `:` or URL-encoded (`%3D`), with spaces,
+  tabs or newlines around them, also as escapes in a quoted text (`secret:\\n…`); quotes
+  allowed, escaped ones too, as in JSON quoted once or more; a quoted value runs to its
+  closing quote. The name says what the value is, so any length counts, except after a bare
+  everyday word (`token`, `auth`, `pwd`, `pass`, `credential(s)`, `signature`), where a value
+  needs `MIN_VALUE` characters; a value that only stands in for a secret (`stands_in`: `***`,
+  `<redacted>`, `${VAR}`, `$VAR`) never counts, nor does a bare literal (`true`, `null`). A
+  pagination cursor (`nextPageToken`, `NextToken`, `page_token`) is no credential. In parsed
+  JSON, the string value of such a key, by the same rule (`secret_value`), and the text of an
+  XML element so named (`<password>…</password>`);
 - what follows `Authorization:` (or `Proxy-Authorization:`) after its scheme, whatever the
-  scheme (`Bearer`, `Basic`, `Token`, `Digest`, `AWS4-HMAC-SHA256`…) or none: the whole
-  credential, a Digest header's quoted, comma-separated parameters included, to the end of
-  its line or of the string it is quoted in, also as a pair in a list of headers
+  scheme or none: the whole credential, a Digest header's quoted parameters included, to the
+  end of its line or of the string it is quoted in, also as a pair in a list of headers
   (`[('Authorization', 'Digest …')]`); `Bearer <token>` and `Basic <token>` anywhere (at
   least `MIN_VALUE` characters);
 - a `Cookie:` or `Set-Cookie:` header's `name=value` pairs;
 - the password in a URL (`https://user:password@host`);
-- known token shapes: `sk-…`, `ghp_…`/`gho_…`/`ghu_…`/`ghs_…`/`ghr_…`/`github_pat_…`,
-  `AKIA…`/`ASIA…`, `xox…-`, Google `AIza…` keys, JWTs;
+- vendors' token shapes (`harness.tokens`): `sk-…`, `ghp_…`, `AKIA…`, `glpat-…`,
+  `sk_live_…`, `SG.…`, `hf_…`, `npm_…`, webhook URLs, JWTs and more;
 - a PEM private key block or a PGP private key block (to its END line, or to the end of the
   text).
 
@@ -46,12 +47,16 @@ import functools
 import re
 from typing import NamedTuple
 
+from harness.secret_names import CAMEL, JOINED, KEY_WORDS, PLAIN_WORDS
+from harness.tokens import SHAPES, TRIGGERS, shapes_in
+
 __all__ = [
     "KEEP",
     "MARK",
     "MIN_VALUE",
     "Found",
     "Patterns",
+    "element_secret",
     "find",
     "is_cut",
     "keep",
@@ -72,46 +77,11 @@ MIN_VALUE = 8
 """Characters a value needs to count after `Bearer`/`Basic` or a bare everyday key word
 (`token`, `auth`, `pwd`, `credential(s)`); after any other secret-looking key, one will do."""
 
-# Named token shapes, in the order the lint reports them. Their union is one alternation.
-_SHAPES = (
-    ("OpenAI-style API key", r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}"),
-    ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
-    ("AWS access key id", r"\b(?:(?:AKIA|ASIA)[0-9A-Z]{16})+"),  # back-to-back keys too
-    ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
-    ("JWT", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-)
-
-# Where a camelCase word starts: after a lower-case letter or digit (`db|Password`), or in a
-# run of capitals before the one that starts a word (`DB|Password`, `openAI|ApiKey`); one
-# capital is not a word (`OAuth`). Case matters here, inside patterns that otherwise ignore it.
-_CAMEL = "(?:(?<=(?-i:[a-z0-9]))(?=(?-i:[A-Z]))|(?<=(?-i:[A-Z]{2}))(?=(?-i:[A-Z][a-z])))"
-# A pagination cursor, which APIs hand back in every listing (`nextPageToken`, `NextToken`,
-# `ContinuationToken`), is no credential: `token` right after one of these words is not one.
-# One fixed-width lookbehind per word and separator, as Python's lookbehinds must be.
-_CURSORS = ("page", "next", "prev", "previous", "continuation")
-_NOT_CURSOR = "".join(f"(?<!{word})(?<!{word}[_.-])" for word in _CURSORS)
-# The words that make a key secret-looking: the whole key, or its last word after `_`, `.` or
-# `-` or in camelCase (`DB_PASSWORD`, `dbPassword`); `secret` counts anywhere, with up to eight
-# words after it (`AWS_SECRET_ACCESS_KEY`, `stripeSecretKey`). Bounded, so that a long run of
-# `secret_secret_…` is one pass, not one pass from each `secret`; a camelCase word ends at the
-# next capital, so no word runs on through a long camelCase run; and atomic, so that no words
-# are tried again, fewer, when no separator follows them.
-_KEY_WORDS = (
-    rf"api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|{_NOT_CURSOR}token|"
-    r"client[_-]?secret|"
-    rf"secret(?>(?:[_.-][a-z0-9]+|{_CAMEL}(?-i:[A-Z][a-z0-9]*)){{0,8}})|password|passwd|pwd|"
-    r"auth|private[_-]?key|"
-    r"access[_-]?key|credentials?"
-)
+# Space around a separator, also as a quoted text shows it (`secret:\n…` in a JSON string).
+_SPACE = r"(?:\s|\\+[nrt])*"
 # A bare JSON, Python or JavaScript literal is a setting, not a secret (`isAuth=true`,
 # `"nextToken": null`); quoted, it may be one.
 _LITERALS = frozenset({"true", "false", "null", "True", "False", "None", "undefined", "nil"})
-# Everyday words when they stand alone: language-model prose is full of tokens, `pwd` is the
-# shell's working directory. Bare, their value needs `MIN_VALUE` characters to count; any
-# other secret-looking name (`password`, `NPM_TOKEN`, `x-auth`, `api_key`) says what its value
-# is, so one character is enough.
-_PLAIN_WORDS = frozenset({"token", "auth", "pwd", "credential", "credentials"})
 
 # A value that stands for a secret without being one: a mask (`***`, `xxxx`, `...`), a
 # placeholder (`<redacted>`, `<your token>`, `[hidden]`) or a reference to where the secret
@@ -152,11 +122,10 @@ _PARAMS = (
 
 # Substrings (lower case) without which no pattern can match: a cheap first screen.
 _TRIGGERS = (
-    "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "sk-", "ghp_", "gho_",
-    "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "eyj", "-----begin", "aiza",
-    "cookie", "credential", "://",
+    "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "-----begin",
+    "cookie", "credential", "://", "sig", *TRIGGERS,
 )  # fmt: skip
-_SCREEN = re.compile("|".join(map(re.escape, _TRIGGERS)))
+_SCREEN = re.compile("|".join(map(re.escape, sorted(set(_TRIGGERS)))))
 
 
 class Patterns(NamedTuple):
@@ -175,18 +144,24 @@ class Patterns(NamedTuple):
     """A URL with a password. Groups: `scheme://user:`, the password."""
     key_name: re.Pattern[str]
     """A whole key name that is secret-looking, for the keys of parsed JSON."""
+    spaced: re.Pattern[str]
+    """A value after a name and a space: a command-line flag (`--password hunter2`), a
+    Dockerfile's `ENV DB_PASSWORD hunter2`, or a `.netrc` password (`machine example.com
+    login harness_user password hunter2`). Groups: `key`, `sep`, `value`."""
+    pair: re.Pattern[str]
+    """A `key="Password" value="…"` (or `name=`) pair of attributes. Groups: `key`, `sep`
+    (from the name's closing quote to the value's opening one), `value`."""
+    element: re.Pattern[str]
+    """An XML element's text (`<password>…</password>`). Groups: `key` (the local name),
+    `sep` (the start tag from the name on) and `value`, to the next `<`."""
     scheme: re.Pattern[str]
     """Groups: `Bearer` or `Basic`, the whitespace, the secret."""
-    shapes: re.Pattern[str]
-    """Every named token shape, as one alternation."""
     named: tuple[tuple[str, re.Pattern[str]], ...]
     """Each token shape with what it is called."""
     pem: re.Pattern[str]
     """Group 1: the key's label, such as `RSA PRIVATE KEY` or `PGP PRIVATE KEY BLOCK`."""
     stand_in: re.Pattern[str]
     """A value that stands for a secret without being one: `***`, `<redacted>`, `${VAR}`."""
-    camel: re.Pattern[str]
-    """Matches, empty, where a camelCase word starts (`db|Password`)."""
 
 
 @functools.cache
@@ -197,8 +172,8 @@ def patterns() -> Patterns:
     # cannot make the search quadratic.
     keyed = re.compile(
         rf"""(?ix)
-        (?:\b|(?<=[_.-])|{_CAMEL})(?P<key>{_KEY_WORDS})
-        (?P<sep>(?:\\*["'])?\s*[:=]\s*(?:(?P<esc>\\*)(?P<quote>["']))?)
+        (?:\b|(?<=[_.-])|{CAMEL}|{JOINED})(?P<key>{KEY_WORDS})
+        (?P<sep>(?:\\*["'])?{_SPACE}(?:=>|:=|[:=]|%3[ad]){_SPACE}(?:(?P<esc>\\*)(?P<quote>["']))?)
         (?P<scheme>(?:bearer\s+|basic\s+)?)
         (?P<value>(?(quote){_QUOTED}|[^\s"'&,;\\]+))
         """
@@ -222,12 +197,26 @@ def patterns() -> Patterns:
     # Sixteen words before the secret one at most: a name of a thousand parts is no secret's,
     # and the bound keeps the match linear.
     key_name = re.compile(
-        rf"(?i)(?:[a-z0-9]+[_.-]){{0,16}}(?:[a-z0-9]+{_CAMEL})?"
-        rf"(?:{_KEY_WORDS}|(?:proxy-)?authorization)"
+        rf"(?i)(?:[a-z0-9]+[_.-]){{0,16}}(?:[a-z0-9]+(?:{CAMEL}|{JOINED}))?"
+        rf"(?:{KEY_WORDS}|(?:proxy-)?authorization)"
+    )
+    # A name of at most 64 characters (a prefix too), attributes of at most 512: an element
+    # is looked at from its `<` to the next `<`, once.
+    element = re.compile(
+        r"<(?:[A-Za-z_][\w.-]{0,31}:)?(?P<key>[A-Za-z_][\w.-]{0,63})"
+        r"(?P<sep>(?:\s[^<>]{0,512})?>)(?P<value>[^<]+)(?=</)"
+    )
+    spaced = re.compile(
+        r"""(?i)(?:(?<![\w-])--|(?-i:\bENV)[ \t]+"""
+        r"""|\bmachine[ \t]+\S{1,256}[ \t]+login[ \t]+\S{1,256}[ \t]+(?=pass))"""
+        r"""(?P<key>[a-z0-9][a-z0-9_-]{0,63})(?P<sep>[ \t]+)(?P<value>[^\s"'-][^\s"']*)"""
+    )
+    pair = re.compile(
+        r"""(?i)\b(?:key|name)=(?P<q>["'])(?P<key>[\w.:-]{1,64})(?P<sep>(?P=q)[ \t]+value="""
+        r"""(?P<q2>["']))(?P<value>[^"'<>\r\n]+)(?=(?P=q2))"""
     )
     scheme = re.compile(rf"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{{{MIN_VALUE},}})")
-    shapes = re.compile("|".join(source for _, source in _SHAPES))
-    named = tuple((name, re.compile(source)) for name, source in _SHAPES)
+    named = tuple((shape.name, re.compile(shape.pattern)) for shape in SHAPES)
     # A BEGIN line that redaction already cut (`-----BEGIN PRIVATE KEY-----*[REDACTED]`) is
     # no block: taken for an unterminated one, it would swallow the rest of the text.
     pem = re.compile(
@@ -242,12 +231,13 @@ def patterns() -> Patterns:
         cookie=cookie,
         url=url,
         key_name=key_name,
+        spaced=spaced,
+        pair=pair,
+        element=element,
         scheme=scheme,
-        shapes=shapes,
         named=named,
         pem=pem,
         stand_in=stand_in,
-        camel=re.compile(_CAMEL),
     )
 
 
@@ -289,9 +279,23 @@ def keyed_secret(match: re.Match[str]) -> bool:
     start, value = match.start(), match["value"]
     if not match["quote"] and value in _LITERALS:
         return False
-    after_separator = start > 0 and match.string[start - 1] in "_.-"
-    bare = not after_separator and patterns().camel.match(match.string, start) is None
+    before = match.string[start - 1] if start > 0 else " "
+    bare = not (before.isalnum() or before in "_.-")  # `token`, not `NPM_TOKEN`, `myToken`
+    if bare and match["key"].lower() == "pass" and not _assigns(match["sep"]):
+        return False  # `the cases pass: …` is prose; `pass=…` names a password
     return _counts(match["key"], value, bare=bare)
+
+
+def _assigns(separator: str) -> bool:
+    """Whether a separator assigns (`=`, `=>`, `:=`, `%3D`) rather than labels (`:`)."""
+    return "=" in separator or "%3d" in separator.lower()
+
+
+def element_secret(match: re.Match[str]) -> bool:
+    """Whether a `Patterns.element`, `pair` or `spaced` match holds a secret: its name is
+    secret-looking and its text counts as a JSON value under that name would
+    (`secret_value`)."""
+    return secret_value(match["key"], match["value"].strip())
 
 
 def secret_key(name: str) -> bool:
@@ -314,7 +318,7 @@ def _counts(key: str, value: str, *, bare: bool) -> bool:
     for a secret, and, under a `bare` everyday word, only from `MIN_VALUE` characters."""
     if stands_in(value):
         return False
-    return len(value) >= MIN_VALUE or not bare or key.lower() not in _PLAIN_WORDS
+    return len(value) >= MIN_VALUE or not bare or key.lower() not in PLAIN_WORDS
 
 
 def might_hold(text: str) -> bool:
@@ -355,7 +359,8 @@ def find(text: str) -> list[Found]:
             ends.insert(before, end)
             found.append(Found(kind=kind, secret=secret))
 
-    for name, pattern in compiled.named:
+    for index in shapes_in(text):
+        name, pattern = compiled.named[index]
         for match in pattern.finditer(text):
             add(name, match, match[0])
     for match in compiled.pem.finditer(text):
@@ -373,6 +378,10 @@ def find(text: str) -> list[Found]:
     for match in compiled.keyed.finditer(text):
         if keyed_secret(match):
             add(f"secret after {match['key']}", match, match["value"])
+    for pattern in (compiled.element, compiled.pair, compiled.spaced):
+        for match in pattern.finditer(text):
+            if element_secret(match):
+                add(f"secret under {match['key']}", match, match["value"])
     for match in compiled.scheme.finditer(text):
         if MARK not in match[3]:
             add(f"{match[1]} credential", match, match[3])

@@ -18,7 +18,7 @@ module holds every way of making it safe to show, so each rule is written once:
 - `workflow_data` / `workflow_property`: text for a GitHub workflow command (`::error`), with
   any `::` broken up so it can never start a command of its own;
 - `without_surrogates`: lone surrogates written as escapes, so the text encodes as UTF-8;
-- `complain`: a message on stderr.
+- `complain`: a message on stderr, redacted (`harness.masking`) and escaped.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ import functools
 import re
 import sys
 from json.encoder import encode_basestring
+
+from harness.masking import redact
 
 __all__ = [
     "QUOTE_LIMIT",
@@ -228,6 +230,8 @@ def without_surrogates(value: object) -> object:
 
 
 def complain(message: str) -> None:
-    """Print each line of `message` to stderr as `harness: <line>`."""
-    for line in message.splitlines() or [message]:
-        print(f"harness: {line}", file=sys.stderr)
+    """Print each line of `message` to stderr as `harness: <line>`: redacted, then with its
+    control characters escaped (`printable`), since it may quote a fixture, an agent or an
+    upstream."""
+    for line in redact(message).splitlines() or [message]:
+        print(f"harness: {printable(line)}", file=sys.stderr)

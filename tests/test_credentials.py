@@ -67,10 +67,54 @@ CREDENTIALS = [
     "DBPassword=x1",  # a run of capitals before the word
     "openAIApiKey=k1",
     'password="true"',  # quoted, a literal may be a password
+    # The issue's shapes that used to pass both.
+    "PGPASSWORD=hunter22 psql",
+    "PASS_WORD=hunter22",
+    "pass=hunter22x",
+    "glpat-abcdefghij0123456789",
+    "sk_live_abcdefghij0123456789",
+    "rk_live_abcdefghij0123456789",
+    "SG.abcdefghij012345.abcdefghij0123456789",
+    "hf_abcdefghij0123456789ABCD",
+    "npm_abcdefghij0123456789ABCD",
+    "https://hooks.slack.com/services/T0000/B0000/abcdefghij",
+    "AccountName=harness;AccountKey=abcdefghij0123==;EndpointSuffix=example.com",
+    "https://harness.example.com/c?sv=2022-11-02&sig=abcdefghij%3D",
+    "user=harness_user&password%3Dhunter22",
+    "PASSWORD:\thunter22",
+    "secret:\nhunter22",
+    "<password>hunter22</password>",
+    '"detail": "PASSWORD:\\thunter22"',  # as a quoted text shows it
+    '<db:Password type="x">correct horse</db:Password>',
+    "REDISPASS=hunter22",
+    "X-Amz-Signature=abcdef0123456789",
+    "whsec_abcdefghij0123456789",
+    "pypi-AgEIcHlwaS5vcmcabcdefghij0123456789",
+    "https://discord.com/api/webhooks/123456/abcdefghij",
+    "ya29.abcdefghij0123456789ABC",
+    "hvs.abcdefghij0123456789ABCD",
+    "xapp-1-abcdefghij0123",
+    "mysql --password hunter22 app",
+    "machine api.example.com login harness_user password hunter22",
+    '<add key="ApiKey" value="abcd1234efgh" />',
+    '<input name="password" value="hunter22">',
+    "dbpassword=hunter22",
+    "csrftoken=abcdefgh12",
+    "https://maps.example.com/api?key=abcdefgh1234",
+    "abc8Q~abcdefghijklmnopqrstuvwxyz0123456",
+    "password => 'hunter22'",  # Ruby, Perl and PHP
+    'password := "hunter22"',  # Go
+    "ENV API_KEY abcd1234efgh",  # a Dockerfile
+    "dckr_pat_abcdefghij0123456789",
+    "secret_abcdefghij0123456789abcdefghij0123",
+    "123456789:AAabcdefghij0123456789abcdefghij012",
+    "ntn_abcdefghij0123456789AB",
 ]
 # Text that mentions the trigger words, or comes close to a shape, without holding a secret.
 PROSE = [
     "the keyboard and passport are fine",
+    "an agent broken that way would pass: alter_result(0) survives",  # prose, not `pass=`
+    "all 12 cases pass: regression_suite_green",
     "token: short",
     f"api_key=abcd{MARK}",
     "Bearer token",
@@ -116,6 +160,22 @@ PROSE = [
     "NextToken=abc123",
     '{"ContinuationToken": "1x"}',
     "page_token=2",
+    "OLDPWD=/home/harness_user",
+    "bypass=true",
+    "the tests pass: all",
+    "signature: ok",
+    "<token>short</token>",
+    "<note>hunter22</note>",
+    "sig=abc",  # only in a query string
+    "glass-abcdefghij0123456789",
+    "--token short",
+    "--verbose yes",
+    "log in now, password please",
+    "bypass=1",
+    '<add key="Timeout" value="30"/>',
+    "the flag --password-file /run/x",
+    "ENV PATH /usr/bin",
+    "x => y",
 ]
 
 
@@ -419,3 +479,22 @@ def test_aws_key_ids_written_back_to_back_are_both_masked() -> None:
     first, second = "AKIAIOSFODNN7EXAMPLE", "ASIAI44QH8DHBEXAMPLE"
     (found,) = find(f"ids {first}{second} end")
     assert found.secret == first + second
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "machine a login b " * 40_000,
+        "<a " * 100_000 + "<password>",
+        'key="a" ' * 60_000,
+        "--a " * 100_000,
+        "a" * 300_000 + "password",
+        "A" * 300_000 + "TOKEN",
+        "&sig" * 100_000,
+    ],
+    ids=["netrc", "elements", "pairs", "flags", "lower-case run", "capitals", "queries"],
+)
+def test_the_newer_patterns_stay_linear_on_long_runs(text: str) -> None:
+    """Each pattern looks at a long run of its own opening words once, not once per start."""
+    assert find(text) == []
+    assert redact(text) == text

@@ -31,11 +31,17 @@ GROUND = {
     "chat_format",
     "files",
     "lifeline",
+    "tokens",
+    "secret_names",
+    "masking",
 }
 GROUND_MAY_IMPORT = {
     "chat_format": {"harness.messages"},
     "files": {"harness.errors"},
     "_parallel": {"harness.lifeline"},
+    "credentials": {"harness.tokens", "harness.secret_names"},
+    "masking": {"harness.credentials", "harness.tokens"},
+    "text": {"harness.masking"},
 }
 RANK = {
     "fixtures": 1,

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import io
 from contextlib import redirect_stderr
+from pathlib import Path
 
 import msgspec
 import pytest
 
+from harness._cli.main import main
 from harness.text import (
     QUOTE_LIMIT,
     complain,
@@ -159,3 +161,37 @@ def test_workflow_data_cannot_start_a_command(raw: str, data: str) -> None:
 
 def test_workflow_property_also_escapes_colons_and_commas() -> None:
     assert workflow_property("a,b:c") == "a%2Cb%3Ac"
+
+
+def test_complain_escapes_control_characters_in_every_line() -> None:
+    """ESC, NUL and the like from a fixture or an agent cannot repaint the terminal."""
+    stream = io.StringIO()
+    with redirect_stderr(stream):
+        complain("bad \x1b[31mred\x1b[0m name\x00\nand \x07bell")
+    assert stream.getvalue() == (
+        "harness: bad \\x1b[31mred\\x1b[0m name\\x00\nharness: and \\x07bell\n"
+    )
+
+
+def test_complain_redacts_every_line() -> None:
+    """An error line quoting an upstream or an agent never shows the credential it held."""
+    stream = io.StringIO()
+    with redirect_stderr(stream):
+        complain("upstream said: api_key=sk_live_abcdefghij0123 and\nsecret:\nhunter22x")
+    shown = stream.getvalue()
+    assert "abcdefghij0123" not in shown
+    assert "hunter22x" not in shown
+    assert shown.count("harness: ") == 3
+
+
+def test_an_error_line_naming_a_fixture_path_is_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A suite folder whose name holds ESC and NUL-like controls: exit 2, one escaped line."""
+    suite = tmp_path / "evil\x1b[2Jname\x07"
+    suite.mkdir()
+    assert main(["run", "--suite", str(suite)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert "\x07" not in err
+    assert "evil\\x1b[2Jname\\x07" in err

@@ -25,6 +25,7 @@ from harness.fixtures.reading import read_fixture
 from harness.fixtures.suite import fixture_paths, load_cases
 from harness.grading.evidence import load_refusals
 from harness.grading.expectations import evaluate_expects
+from harness.masking import redact
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.pipeline.suite import play_cases
 from harness.recording import RunRecord
@@ -145,7 +146,10 @@ def check_suites(
 
 
 def _error(rule: str, file: str, location: str | None, message: str) -> CheckFinding:
-    return CheckFinding(severity="error", rule=rule, file=file, location=location, message=message)
+    """An error finding; its message, which may quote the fixture, is redacted."""
+    return CheckFinding(
+        severity="error", rule=rule, file=file, location=location, message=redact(message)
+    )
 
 
 def _privacy(paths: Sequence[str], lint: PrivacyLint, limits: Limits) -> list[CheckFinding]:
@@ -156,7 +160,12 @@ def _privacy(paths: Sequence[str], lint: PrivacyLint, limits: Limits) -> list[Ch
             findings = lint.scan(document)
         except (FixtureError, msgspec.MsgspecError, RecursionError):
             continue  # the load rules report it
-        found.extend(_error(f.rule, path, f.location, f.message) for f in findings)
+        found.extend(  # the lint's messages show a masked secret's length: kept as they are
+            CheckFinding(
+                severity="error", rule=f.rule, file=path, location=f.location, message=f.message
+            )
+            for f in findings
+        )
     return found
 
 
@@ -174,8 +183,9 @@ def _warnings(case: Case, registered: frozenset[str] | None) -> list[CheckFindin
 
 
 def _warning(rule: str, file: str, location: str | None, message: str) -> CheckFinding:
+    """A warning finding; its message, which may quote the fixture, is redacted."""
     return CheckFinding(
-        severity="warning", rule=rule, file=file, location=location, message=message
+        severity="warning", rule=rule, file=file, location=location, message=redact(message)
     )
 
 

@@ -29,6 +29,7 @@ from harness.fixtures.format import Case, LlmTrace
 from harness.fixtures.reading import decode_trace
 from harness.grading.expectations import evaluate_expects
 from harness.grading.result import GradeResult
+from harness.masking import without_held
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import Setup
 from harness.recording import RunRecord
@@ -82,16 +83,21 @@ def record(
     if failed is not None:
         raise UsageError(f"harness record: {failed.error}")
     shows_failure = setup.tool_spans or all(e.protocol == "anthropic" for e in exchanges)
-    document = _fixture(name, inputs, exchanges, boundaries, shows_failure=shows_failure)
+    # The upstream may answer with the recorder's own key: it is never written down.
+    document = _without_held(
+        _fixture(name, inputs, exchanges, boundaries, shows_failure=shows_failure)
+    )
     schema = _schema(out)
     if schema is not None:
         document = {"$schema": schema, **document}
-    measured = _prove(out, document, setup)
+    _encodable(json.dumps(document, indent=2, ensure_ascii=False))  # before it is replayed
+    measured = _prove(out, document, setup)  # adds what only the replay shows
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if not allow_private:
         _lint(out, document)
     if measured.survivors and not allow_weak:
         raise UsageError(f"{out}: not written: {_weakness(measured.survivors)}")
-    _write(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    _write(out, text)
     calls = sum(
         len(step["response"].get("tool_calls", ()))
         for turn in document["turns"]
@@ -324,6 +330,31 @@ def _step(reply: Reply) -> dict[str, Any]:
         calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.calls]
         return {"response": {"type": "tool_calls", "tool_calls": calls, **tokens}}
     return {"response": {"type": "text", "content": reply.text, **tokens}}
+
+
+def _without_held(value: Any) -> Any:
+    """`value` with every value the harness holds (the upstream key) masked in its strings."""
+    if isinstance(value, str):
+        return without_held(value)
+    if isinstance(value, list):
+        return [_without_held(item) for item in value]
+    if isinstance(value, dict):
+        return {without_held(key): _without_held(item) for key, item in value.items()}
+    return value
+
+
+def _encodable(text: str) -> str:
+    """`text`, which a fixture file can hold: no lone surrogate (a broken UTF-16 half)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        raise UsageError(
+            f"harness record: the upstream answered with a lone surrogate "
+            f"(\\u{ord(text[exc.start]):04x}, line {line} of the fixture), which no fixture "
+            "can hold; nothing written"
+        ) from None
+    return text
 
 
 def _write(path: str, text: str) -> None:

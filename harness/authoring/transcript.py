@@ -49,7 +49,7 @@ def read_reply(protocol: str, body: bytes, streamed: bool) -> Reply:
         if protocol == "responses":
             return _responses(_completed(_events(body)) if streamed else json.loads(body))
         return _anthropic_stream(_events(body)) if streamed else _anthropic(json.loads(body))
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise UsageError(f"the upstream's {protocol} answer cannot be read: {exc}") from None
 
 
@@ -105,6 +105,23 @@ def _events(body: bytes) -> list[dict[str, Any]]:
     return events
 
 
+MAX_TOKENS = 10**9
+"""The most tokens one answer may count: more is no real count."""
+
+
+def _count(value: Any) -> int:
+    """A token count read off an answer's `usage`: absent is 0.
+
+    Raises:
+        ValueError: It is not a whole number from 0 to `MAX_TOKENS`.
+    """
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        raise ValueError(f"a token count of {str(value)[:40]} is not from 0 to {MAX_TOKENS}")
+    return value
+
+
 _CHAT_USAGE = ("prompt_tokens", "completion_tokens")
 """Chat completions' names for the input and output token counts of its `usage`."""
 
@@ -120,8 +137,8 @@ def _reply(
     return Reply(
         text=text,
         calls=calls,
-        input_tokens=int(usage.get(names[0]) or 0),
-        output_tokens=int(usage.get(names[1]) or 0),
+        input_tokens=_count(usage.get(names[0])),
+        output_tokens=_count(usage.get(names[1])),
     )
 
 
@@ -201,7 +218,7 @@ def _anthropic_stream(events: Sequence[dict[str, Any]]) -> Reply:
     for event in events:
         kind = event.get("type")
         if kind == "message_start":
-            input_tokens = int(event["message"].get("usage", {}).get("input_tokens") or 0)
+            input_tokens = _count(event["message"].get("usage", {}).get("input_tokens"))
         elif kind == "content_block_start":
             blocks[event["index"]] = {**event["content_block"], "json": ""}
         elif kind == "content_block_delta":
@@ -209,7 +226,9 @@ def _anthropic_stream(events: Sequence[dict[str, Any]]) -> Reply:
             block["text"] = block.get("text", "") + (delta.get("text") or "")
             block["json"] += delta.get("partial_json") or ""
         elif kind == "message_delta":
-            output_tokens = int((event.get("usage") or {}).get("output_tokens") or output_tokens)
+            usage = event.get("usage") or {}
+            if usage.get("output_tokens") is not None:
+                output_tokens = _count(usage["output_tokens"])
     content = []
     for _, block in sorted(blocks.items()):
         if block.get("type") == "tool_use" and block["json"]:

@@ -31,6 +31,7 @@ import msgspec
 from harness.errors import HistoryError
 from harness.fixtures.duplicates import duplicate_key
 from harness.history.failures import DAMAGE, cause, check_is_file, wrong_type
+from harness.masking import redact
 from harness.reports.document import ReportDocument, decode_document
 
 __all__ = ["CaseRow", "History", "RunRow", "run_id_of"]
@@ -266,7 +267,7 @@ class History:
                                 c.name,
                                 c.source,
                                 c.passed,
-                                c.error,
+                                None if c.error is None else redact(c.error),
                                 c.duration_s,
                                 c.id or None,
                                 c.case_hash or None,

@@ -8,11 +8,16 @@ into a fixture.
 
 The upstream key is read from the recorder's environment (`OPENAI_API_KEY` for OpenAI paths,
 `ANTHROPIC_API_KEY` for Anthropic's) and only ever sent upstream: the agent gets a placeholder
-key, and no exchange keeps a request header.
+key, no exchange keeps a request header, and every output masks the key
+(`harness.masking.hold`). A redirect is never followed, since following it would send the key
+to another address: a 3xx answer fails the exchange, naming where it pointed. The upstream's
+error text is redacted before it is kept. A request this server cannot handle is answered
+with a 4xx or 5xx in the protocol's own error shape, and nothing is printed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -23,6 +28,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import msgspec
+
+from harness.masking import hold, redact
+from harness.text import one_line
 
 __all__ = ["ANTHROPIC_PATH", "PLACEHOLDER_KEY", "Exchange", "ProxyServer", "protocol_of"]
 
@@ -71,11 +79,13 @@ class ProxyServer:
         """The upstream's root: paths are sent on as the agent wrote them (`/v1/...`)."""
         self.timeout = timeout
         self._env = os.environ if env is None else env
+        for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+            hold(self._env.get(name, ""))
         self.exchanges: list[Exchange] = []
         self._lock = threading.Condition()
         self._in_flight = 0
         handler = type("Handler", (_Handler,), {"proxy": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = _Server(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, name="harness-proxy", daemon=True
@@ -138,8 +148,27 @@ class ProxyServer:
         return headers
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Silent: a failed request was answered (or its agent went away); no traceback."""
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A 3xx is the upstream's answer, never followed: the key would go to another address."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 class _Handler(BaseHTTPRequestHandler):
     proxy: ProxyServer
+    _kept = False
+    """Whether this request's exchange is kept."""
+    _started = False
+    """Whether its answer has begun."""
     server_version = "harness-record"
     protocol_version = "HTTP/1.1"
     timeout = 300
@@ -150,17 +179,31 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         protocol = protocol_of(self.path)
         body = self._body()
-        if protocol is not None and body is not None:
-            self.proxy.begin()
         if protocol is None or body is None:
-            self._reply(404 if protocol is None else 400, b'{"error":{"message":"not proxied"}}')
+            status = 404 if protocol is None else 400
+            self._reply(status, _error_body(protocol, status, "not proxied"))
             return
+        self.proxy.begin()
+        self._kept = self._started = False
+        try:
+            self._exchange(protocol, body)
+        except Exception as exc:  # answered in the protocol's shape, kept, never printed
+            error = redact(f"the recorder failed on this request: {type(exc).__name__}: {exc}")
+            if not self._kept:
+                self._keep(_failed(protocol, None, 500, b"", error))
+            self._answer_failure(protocol, 500, error)
+
+    def _keep(self, exchange: Exchange) -> None:
+        self._kept = True
+        self.proxy.keep(exchange)
+
+    def _exchange(self, protocol: str, body: bytes) -> None:
         try:
             request = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             error = "the agent's request body is not JSON"
-            self.proxy.keep(_failed(protocol, None, 400, b"", error))
-            self._reply(400, json.dumps({"error": {"message": error}}).encode())
+            self._keep(_failed(protocol, None, 400, b"", error))
+            self._reply(400, _error_body(protocol, 400, error))
             return
         incoming = {name.lower(): value for name, value in self.headers.items()}
         upstream = urllib.request.Request(
@@ -173,22 +216,44 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _forward(self, protocol: str, request: Any, upstream: urllib.request.Request) -> None:
         try:
-            with urllib.request.urlopen(upstream, timeout=self.proxy.timeout) as response:
+            with _OPENER.open(upstream, timeout=self.proxy.timeout) as response:
                 self._relay(protocol, request, response.status, response)
         except urllib.error.HTTPError as exc:
-            data = exc.read(MAX_RESPONSE_BYTES)
-            error = f"the upstream answered {exc.code}: {_message(data)}"
-            self.proxy.keep(_failed(protocol, request, exc.code, data, error))
+            with exc:  # its connection is closed here, not whenever it is collected
+                if 300 <= exc.code < 400:
+                    self._redirected(protocol, request, exc)
+                    return
+                data = exc.read(MAX_RESPONSE_BYTES)
+            error = redact(f"the upstream answered {exc.code}: {_message(data)}")
+            self._keep(_failed(protocol, request, exc.code, data, error))
             self._reply(exc.code, data)
         except (OSError, ValueError) as exc:  # unreachable, refused, timed out, bad URL
             reason = getattr(exc, "reason", exc)
-            error = f"the upstream cannot be reached: {reason}"
-            self.proxy.keep(_failed(protocol, request, 0, b"", error))
-            self._reply(502, json.dumps({"error": {"message": error}}).encode())
+            error = redact(f"the upstream cannot be reached: {reason}")
+            self._keep(_failed(protocol, request, 0, b"", error))
+            self._reply(502, _error_body(protocol, 502, error))
+
+    def _redirected(self, protocol: str, request: Any, exc: urllib.error.HTTPError) -> None:
+        """A 3xx: the exchange fails, naming where it pointed; the agent gets a 502."""
+        location = one_line(str(exc.headers.get("location") or "nowhere"), 500)
+        error = redact(
+            f"the upstream answered {exc.code}, redirecting to {location}: harness record "
+            "never sends its key on to another address (pass that --upstream if you trust it)"
+        )
+        self._keep(_failed(protocol, request, exc.code, b"", error))
+        self._reply(502, _error_body(protocol, 502, error))
+
+    def _answer_failure(self, protocol: str, status: int, message: str) -> None:
+        """Answer a request that failed here, unless its answer has already begun."""
+        self.close_connection = True
+        if not self._started:
+            with contextlib.suppress(OSError):  # the agent went away
+                self._reply(status, _error_body(protocol, status, message))
 
     def _relay(self, protocol: str, request: Any, status: int, response: Any) -> None:
         kind = response.headers.get("content-type", "application/json")
         streamed = kind.startswith("text/event-stream")
+        self._started = True
         self.send_response(status)
         self.send_header("content-type", kind)
         self.send_header("connection", "close")
@@ -208,7 +273,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
             data = b"".join(parts)
         self.close_connection = True
-        self.proxy.keep(
+        self._keep(
             Exchange(
                 protocol=protocol, request=request, status=status, body=data, streamed=streamed
             )
@@ -221,6 +286,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(int(length))
 
     def _reply(self, status: int, data: bytes) -> None:
+        self._started = True
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
@@ -236,11 +302,21 @@ def _failed(protocol: str, request: Any, status: int, data: bytes, error: str) -
     )
 
 
+def _error_body(protocol: str | None, status: int, message: str) -> bytes:
+    """An error answer in the protocol's own shape (Anthropic's, or OpenAI's)."""
+    kind = "invalid_request_error" if status < 500 else "api_error"
+    if protocol == "anthropic":
+        body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
+    else:
+        body = {"error": {"message": message, "type": kind, "code": None}}
+    return json.dumps(body).encode()
+
+
 def _message(data: bytes) -> str:
     """The upstream's error message, on one line and short."""
     try:
         error = json.loads(data).get("error")
         text = error.get("message") if isinstance(error, dict) else error
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         text = data.decode("utf-8", "replace")
     return " ".join(str(text or "no message").split())[:200]

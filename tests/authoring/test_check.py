@@ -372,3 +372,18 @@ def test_never_failing_tools_not_used_and_skips_are_warnings(
     assert 'did you mean one of "echo", "read_file", "write_file"?' in never["message"]
     assert by_rule["skip"]["severity"] == "warning"
     assert "flaky upstream" in by_rule["skip"]["message"]
+
+
+def test_a_finding_that_quotes_the_fixture_shows_no_credential(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skip reason holding a key is reported as a warning with the key redacted."""
+    trace = echo_trace(
+        model_name="skipped", kind="positive", skip="until sk_live_abcdefghij0123 rotates"
+    )
+    suite = write_fixture("skipped.json", trace).parent
+    _, report = check(["--suite", str(suite)], capsys)
+    skips = [f["message"] for f in report["findings"] if f["rule"] == "skip"]
+    assert skips == [
+        "skipped: until sk_l*[REDACTED] rotates (it is not run, and never counts as passed)"
+    ]

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from harness._cli.main import main
 from harness.authoring.privacy import PrivacyLint
+from harness.credentials import KEEP
+from tests.builders import echo_trace, text_step
+from tests.conftest import WriteFixture
+from tests.reports.test_redact import KINDS
+
+ISSUE_SHAPES = KINDS["issue 31 shape"]
 
 
 def rules(text: str, allow: tuple[str, ...] = ()) -> list[str]:
@@ -121,3 +130,22 @@ def test_a_digest_header_is_flagged_once_and_masked() -> None:
     (finding,) = PrivacyLint().check("$.x", text)
     assert finding.message == "looks like a secret after Authorization: user…(52 chars)"
     assert "6629" not in finding.message
+
+
+@pytest.mark.parametrize("index", range(len(ISSUE_SHAPES)))
+def test_harness_check_flags_each_shape_a_report_redacts(
+    index: int, write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every shape the reports mask is a `privacy.credential` finding of `harness check`, which
+    never prints it whole."""
+    secret = "Q7w8E9r6T5y4U3i2"
+    turns = [{"user_input": ISSUE_SHAPES[index](secret), "steps": [text_step("done")]}]
+    trace = echo_trace(model_name="leaky", turns=turns, expects={"response_contains": ["done"]})
+    suite = write_fixture("leaky.json", trace).parent
+    assert main(["check", "--suite", str(suite), "--format", "json"]) == 1
+    out = capsys.readouterr().out
+    findings = json.loads(out)["findings"]
+    assert {(f["rule"], f["location"]) for f in findings} >= {
+        ("privacy.credential", "$.turns[0].user_input")
+    }
+    assert secret[KEEP:] not in out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,12 @@ def _anthropic(result: str | None) -> tuple[dict[str, Any], list[dict[str, Any]]
 class FakeModel(BaseHTTPRequestHandler):
     seen_keys: list[str]
     status = 200
+    location = ""
+    """Where a 3xx `status` points."""
+    error = "quota exceeded"
+    """The message of an error `status`."""
+    rewrite: Callable[[str, str], str] = staticmethod(lambda payload, key: payload)
+    """What the answer's JSON text becomes, given the key the request carried."""
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -129,8 +135,15 @@ class FakeModel(BaseHTTPRequestHandler):
         self.seen_keys.append(
             self.headers.get("authorization") or self.headers.get("x-api-key") or ""
         )
+        if 300 <= self.status < 400:
+            self.send_response(self.status)
+            self.send_header("location", self.location)
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
         if self.status != 200:
-            self._send(self.status, "application/json", b'{"error": {"message": "quota exceeded"}}')
+            error = json.dumps({"error": {"message": self.error}}).encode()
+            self._send(self.status, "application/json", error)
             return
         result = _tool_result(body)
         if self.path.startswith("/v1/messages"):
@@ -139,10 +152,12 @@ class FakeModel(BaseHTTPRequestHandler):
         else:
             full, chunks = _chat(body, result)
             frames = [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+        key = self.seen_keys[-1].removeprefix("Bearer ")
         if body.get("stream"):
-            self._send(200, "text/event-stream", "".join(frames).encode())
+            payload = "".join(self.rewrite(frame, key) for frame in frames)
+            self._send(200, "text/event-stream", payload.encode())
         else:
-            self._send(200, "application/json", json.dumps(full).encode())
+            self._send(200, "application/json", self.rewrite(json.dumps(full), key).encode())
 
     def _send(self, status: int, kind: str, data: bytes) -> None:
         self.send_response(status)
@@ -288,3 +303,103 @@ def test_private_data_refuses_the_write_unless_allowed(
     assert not out.exists()
     assert main([*argv, *inputs, "--allow-private"]) == 0
     assert out.exists()
+
+
+def test_a_redirect_is_never_followed_with_the_key(
+    upstream: tuple[str, list[str], type[FakeModel]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A 3xx from the upstream is one line naming where it pointed, exit 2; the key goes
+    nowhere else and nothing is written."""
+    url, seen, handler = upstream
+    elsewhere: list[str] = []
+    other = ThreadingHTTPServer(
+        ("127.0.0.1", 0), type("Other", (FakeModel,), {"seen_keys": elsewhere})
+    )
+    thread = threading.Thread(target=other.serve_forever, daemon=True)
+    thread.start()
+    try:
+        handler.status = 302
+        handler.location = f"http://127.0.0.1:{other.server_address[1]}/v1/chat/completions"
+        out = tmp_path / "x.json"
+        assert record(url, out, "chat") == 2
+    finally:
+        other.shutdown()
+        other.server_close()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "302" in err[0]
+    assert handler.location in err[0]
+    assert seen == [f"Bearer {UPSTREAM_KEY}"]  # the upstream asked once, with the key
+    assert elsewhere == []
+    assert not out.exists()
+
+
+def test_the_upstreams_error_text_is_redacted(
+    upstream: tuple[str, list[str], type[FakeModel]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An error that echoes the key, or another credential, is one line that holds neither."""
+    url, _, handler = upstream
+    handler.status = 401
+    handler.error = f"Incorrect API key provided: {UPSTREAM_KEY}; api_key=sk_live_abcdefghij0123"
+    assert record(url, tmp_path / "x.json", "chat") == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "401" in err
+    assert UPSTREAM_KEY[4:] not in err
+    assert "abcdefghij0123" not in err
+
+
+def test_a_key_the_upstream_reflects_is_never_written(
+    upstream: tuple[str, list[str], type[FakeModel]], tmp_path: Path
+) -> None:
+    """Even with --allow-private, the recorder's own key is masked in the fixture, which still
+    replays green."""
+    url, _, handler = upstream
+    handler.rewrite = staticmethod(lambda payload, key: payload.replace("right now", key))
+    out = tmp_path / "reflected.json"
+    assert record(url, out, "chat", "--allow-private") == 0
+    text = out.read_text()
+    assert UPSTREAM_KEY[4:] not in text
+    assert f"{UPSTREAM_KEY[:4]}*[REDACTED]" in text
+    assert main(["run", "--suite", str(tmp_path), "--agent", "tests.record_agents:chat"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "said"),
+    [
+        (lambda payload, key: payload.replace("Sunny", "\\ud800Sunny"), "lone surrogate"),
+        (
+            lambda payload, key: payload.replace(
+                '"completion_tokens": 9', f'"completion_tokens": {2**70}'
+            ),
+            "token count",
+        ),
+        (
+            lambda payload, key: payload.replace(
+                '"completion_tokens": 9', '"completion_tokens": 1e400'
+            ),
+            "token count",
+        ),
+    ],
+    ids=["lone surrogate", "2**70 tokens", "infinite tokens"],
+)
+def test_an_answer_no_fixture_can_hold_is_one_line(
+    upstream: tuple[str, list[str], type[FakeModel]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    rewrite: Callable[[str, str], str],
+    said: str,
+) -> None:
+    """A lone surrogate or an absurd token count from the upstream: exit 2, one line, no file."""
+    url, _, handler = upstream
+    handler.rewrite = staticmethod(rewrite)
+    out = tmp_path / "x.json"
+    assert record(url, out, "chat") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert said in err[0]
+    assert not out.exists()

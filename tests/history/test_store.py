@@ -316,3 +316,20 @@ def test_a_row_of_the_wrong_types_is_named_in_one_line(tmp_path: Path) -> None:
         f"{path}: table 'case_results', the row of run_id '{run_id}' and name 'moving',"
         " column duration_s: a value of the wrong type: Expected `float`, got `str`"
     )
+
+
+def test_an_imported_artifact_that_was_never_redacted_is_stored_redacted(tmp_path: Path) -> None:
+    """A report written elsewhere, with a credential in an error, never puts it in the history."""
+    report = SuiteReport(
+        suite="capability",
+        directory="evals/capability",
+        mode="replay",
+        started_at="2026-01-01T00:00:00Z",
+        cases=(CaseReport(name="leaky", source="a.json", error="said glpat-abcdefghij0123456789"),),
+    )
+    path = tmp_path / "h.sqlite"
+    with History(str(path)) as history:
+        assert history.record_artifact(to_json(report, git_commit="abc"))
+        (case,) = history.case_results([run.run_id for run in history.runs("capability")])
+    assert case.error == "said glpa*[REDACTED]"
+    assert b"abcdefghij0123456789" not in path.read_bytes()

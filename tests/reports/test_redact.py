@@ -1,5 +1,5 @@
 """No planted secret survives in any artifact: table, JSON, JUnit, job summary, annotations,
-history and trend page.
+dumped records, history and trend page.
 
 An agent of the project's own plants one secret of each kind in its final response, in a tool
 call's arguments (which `echo` hands back as its result) and in an error it raises; the run
@@ -101,6 +101,24 @@ KINDS: dict[str, list[Plant]] = {
         lambda s: f"postgres://harness_user:{s}@db.example.com:5432/app",
     ],
     "Google key": [lambda s: f"key AIza{(s * 3)[:35]} in use"],
+    "issue 31 shape": [
+        lambda s: f"PGPASSWORD={s} psql -h db.example.com",
+        lambda s: f"PASS_WORD={s}",
+        lambda s: f"mysql pass={s}",
+        lambda s: f"glpat-{s}",
+        lambda s: f"sk_live_{s}",
+        lambda s: f"rk_live_{s}",
+        lambda s: f"SG.{s}.{s}",
+        lambda s: f"hf_{s}{s}",
+        lambda s: f"npm_{s}{s}",
+        lambda s: f"https://hooks.slack.com/services/T0000/B0000/{s}",
+        lambda s: f"DefaultEndpointsProtocol=https;AccountName=harness;AccountKey={s}==;",
+        lambda s: f"https://harness.blob.example.com/c?sv=2022-11-02&sig={s}%3D",
+        lambda s: f"user=harness_user&password%3D{s}",
+        lambda s: f"PASSWORD:\t{s}",
+        lambda s: f"secret:\n{s}",
+        lambda s: f"<password>{s}</password>",
+    ],
     "cookie": [
         lambda s: f"Cookie: session={s}; theme=dark",
         lambda s: f"Set-Cookie: sid={s}; Path=/; HttpOnly",
@@ -144,6 +162,7 @@ def project(folder: Path) -> Iterator[dict[str, Path]]:
         "history": folder / "history.sqlite",
         "summary": folder / "summary.md",
         "page": folder / "trend.html",
+        "records": folder / "records",
     }
 
 
@@ -155,7 +174,7 @@ def run_everything(
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(paths["summary"]))
     run = ["run", "--suite", str(paths["suite"]), "--agent", AGENT]
     run += ["--json", str(paths["json"]), "--junit", str(paths["junit"])]
-    run += ["--history", str(paths["history"])]
+    run += ["--history", str(paths["history"]), "--dump-records", str(paths["records"])]
     assert main(run) == 1
     for output_format in ("table", "json"):
         assert main([*run[:5], "--format", output_format]) == 1  # the table and JSON on stdout
@@ -179,7 +198,9 @@ def check_nothing_survives(
         files = sorted(p for p in Path(folder).iterdir() if p.is_file())
         names = {p.name for p in files}
         assert {"report.json", "report.xml", "history.sqlite", "summary.md", "trend.html"} <= names
-        for path in files:
+        records = sorted(paths["records"].iterdir())
+        assert len(records) == 2  # both cases failed, each left its record
+        for path in (*files, *records):
             assert survivor(secret) not in path.read_bytes(), f"in {path.name}"
         cases = {case["name"]: case for case in json.loads(paths["json"].read_bytes())["cases"]}
         assert cases["raising"]["error"].startswith("RuntimeError: the upstream said ")
@@ -220,3 +241,25 @@ def test_a_request_body_value_under_a_secret_key_is_redacted() -> None:
     assert published["api_key"] == "Q7w8*[REDACTED]"
     assert published["max_tokens"] == "12345678"
     assert published["model"] == "m"
+
+
+@pytest.mark.parametrize("index", range(len(KINDS["issue 31 shape"])))
+def test_each_shape_an_agent_sends_its_model_is_masked_in_the_kept_requests(
+    index: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wire agent's request bodies, kept in the case's `requests`, hold no credential."""
+    secret = "Q7w8E9r6T5y4U3i2"
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    trace = echo_trace(expects={"response_contains": ["nope"]})
+    trace["turns"][0]["user_input"] = KINDS["issue 31 shape"][index](secret)
+    (suite / "a.json").write_text(json.dumps(trace))
+    report = tmp_path / "report.json"
+    argv = ["run", "--suite", str(suite), "--agent", "tests.wire_agents:factory"]
+    assert main([*argv, "--json", str(report)]) == 1
+    capsys.readouterr()
+    (case,) = json.loads(report.read_bytes())["cases"]
+    bodies = json.dumps([request["body"] for request in case["requests"]])
+    assert '"role": "user"' in bodies  # the bodies are kept, the user's turn in them
+    assert len(case["requests"]) == 2
+    assert survivor(secret) not in report.read_bytes()
