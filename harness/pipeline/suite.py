@@ -18,6 +18,7 @@ from harness.pipeline.case import run_case, run_ref
 from harness.pipeline.interrupt import signal_name
 from harness.pipeline.setup import DEFAULT_SETUP, Setup, tool_surface
 from harness.reports.model import CaseReport, SuiteReport
+from harness.text import printable
 
 __all__ = [
     "AUTO",
@@ -192,7 +193,7 @@ def _workers(plan: _Plan, cases: Sequence[Listed], setup: Setup, jobs: int) -> I
         item_type=item_type,
         result_type=CaseReport,
         crashed=functools.partial(_crashed, cases, plan.limits),
-        describe=lambda index: f"case {cases[index].name} ({cases[index].source})",
+        describe=lambda index: printable(f"case {cases[index].name} ({cases[index].source})"),
     )
 
 
