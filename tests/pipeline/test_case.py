@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -232,3 +233,49 @@ def test_a_suite_without_a_timeout_runs_supervised_and_errs_per_case() -> None:
     report = run_suite(suite, setup=Setup(agent_factory=misbehaving, case_timeout=None))
     assert [c.error for c in report.cases] == ["the agent called sys.exit(3)", None]
     assert report.cases[1].passed
+
+
+class _WrongIdThenGivesUp:
+    """A wire agent that answers a scripted call under a wrong id, then raises."""
+
+    def __init__(self, context: CaseContext) -> None:
+        from tests.wire_agents import wrong_id_factory
+
+        self.inner = wrong_id_factory(context)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def turn(self, user_input: str) -> str:
+        self.inner.turn(user_input)
+        raise RuntimeError("the agent gave up")
+
+
+def test_a_wire_problem_and_an_agent_error_together_error_the_case(
+    write_fixture: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both are named, the wire's first: such a case is never graded."""
+    from harness._cli.main import main
+
+    path = write_fixture("echo.json", echo_trace(expects={"response_contains": ["hello"]}))
+    argv = ["run", "--suite", str(path.parent), "--format", "json"]
+    assert main([*argv, "--agent", f"{__name__}:_WrongIdThenGivesUp"]) == 1
+    (reported,) = json.loads(capsys.readouterr().out)["cases"]
+    assert reported["error"].startswith('the agent sent a tool result for id "call_bogus"')
+    assert reported["error"].endswith("(then: RuntimeError: the agent gave up)")
+    assert reported["grades"] == []
+
+
+def test_a_wire_problem_alone_is_the_whole_error(
+    write_fixture: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With no agent error after it, the wire's problems are the case's error, nothing added."""
+    from harness._cli.main import main
+
+    path = write_fixture("echo.json", echo_trace(expects={"response_contains": ["hello"]}))
+    argv = ["run", "--suite", str(path.parent), "--format", "json"]
+    assert main([*argv, "--agent", "tests.wire_agents:wrong_id_factory"]) == 1
+    (reported,) = json.loads(capsys.readouterr().out)["cases"]
+    assert reported["error"].startswith('the agent sent a tool result for id "call_bogus"')
+    assert reported["error"].endswith("although its loop went on")
+    assert reported["grades"] == []
