@@ -149,7 +149,15 @@ class CaseTimeout(CaseError):
 
 
 class WireRequestError(HarnessError):
-    """A request to the replay endpoint is refused with a 400 whose message is this error's."""
+    """A request to the replay endpoint is refused with a 400 whose message is this error's.
+
+    Attributes:
+        status: The HTTP status answered: 400, or 411 for a body of no stated length.
+    """
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class MergeError(HarnessError):

@@ -12,7 +12,7 @@ recorded into) the case that made it, with `--jobs` too. Routes ignore the query
 
 The HTTP is made robust against what agents (and attackers) send: chunked bodies are read
 whole; a body that is not JSON, is over the limit, or has a bad `Content-Length` is a 400
-naming the problem; a parameter the replay cannot honour (`n > 1`, logprobs,
+naming the problem, one with neither `Content-Length` nor chunking a 411; a parameter the replay cannot honour (`n > 1`, logprobs,
 `previous_response_id`, a non-object `stream_options`) is a 400 before any reply is used up;
 an unknown path is a 404 in the protocol's error shape; idle sockets time out, so slow
 clients cannot hold threads forever; a bare HTTP/0.9 request line gets a 400 and is closed.
@@ -176,8 +176,9 @@ class _Handler(BaseHTTPRequestHandler):
         except WireRequestError as exc:
             self.close_connection = True  # the rest of the body, if any, is never read
             if session is not None:
-                session.keep(path, 400, None)
-            self._error(protocol or _guess(self), 400, str(exc), "invalid_request")
+                session.keep(path, exc.status, None)
+            code = "length_required" if exc.status == 411 else "invalid_request"
+            self._error(protocol or _guess(self), exc.status, str(exc), code)
             return
         if session is None:
             sole = self.server_state.only()
@@ -213,8 +214,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _body(self) -> dict[str, Any]:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             raw = self._chunked()
+        elif self.headers.get("Content-Length") is None:  # its end is unknown: never wait for it
+            raise WireRequestError(
+                "a request body needs Content-Length (or Transfer-Encoding: chunked)", 411
+            )
         else:
-            raw = self.rfile.read(_length(self.headers.get("Content-Length")))
+            raw = self.rfile.read(_length(self.headers["Content-Length"]))
         try:
             body = json.loads(raw or b"{}")
         except (ValueError, UnicodeDecodeError) as exc:
@@ -274,9 +279,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def _length(header: str | None) -> int:
+def _length(header: str) -> int:
     """A request's `Content-Length`: a non-negative integer within the limit."""
-    if header is None or not header.strip():
+    if not header.strip():
         return 0
     text = header.strip()
     if not text.isdigit():
