@@ -1,6 +1,6 @@
 """What `nox -s mutants` runs: a seeded sample of the verdict modules' mutants, scored per module.
 
-    python -m tests.mutants.session [--seed 37] [--per-module 40] [--module dialect ...]
+    python -m tests.mutants.session [--seed 37] [--per-module 30] [--module dialect ...]
 
 mutmut (configured in pyproject's `[tool.mutmut]`) writes every mutant of the modules named there
 under `mutants/`; this takes `--per-module` of each module's mutants (all of them with 0), chosen
@@ -143,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Generate, sample, run and score; 0 when every module reaches `BAR`."""
     parser = argparse.ArgumentParser(prog="nox -s mutants --", description=__doc__)
     parser.add_argument("--seed", type=int, default=37)
-    parser.add_argument("--per-module", type=int, default=40, help="0 runs every mutant")
+    parser.add_argument("--per-module", type=int, default=30, help="0 runs every mutant")
     parser.add_argument(
         "--module", action="append", default=[], help="only modules whose path has this"
     )
