@@ -419,3 +419,16 @@ def test_aws_key_ids_written_back_to_back_are_both_masked() -> None:
     first, second = "AKIAIOSFODNN7EXAMPLE", "ASIAI44QH8DHBEXAMPLE"
     (found,) = find(f"ids {first}{second} end")
     assert found.secret == first + second
+
+
+@pytest.mark.parametrize("text", ["_token=abc", ".token=abc", "-token=abc"])
+def test_a_short_secret_after_a_key_one_separator_into_the_text_is_redacted(text: str) -> None:
+    """The separator before the key is the text's first character: the value still counts."""
+    assert find(text) == [Found(kind="secret after token", secret="abc")]
+    assert "abc" not in redact(text)
+
+
+def test_a_separator_at_the_end_of_a_text_does_not_make_its_first_word_a_key_part() -> None:
+    """`token` opening the text is a bare word, whatever the text ends with: `abc` is prose."""
+    assert find("token=abc -") == []
+    assert redact("token=abc -") == "token=abc -"
