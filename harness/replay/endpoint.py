@@ -12,8 +12,9 @@ recorded into) the case that made it, with `--jobs` too. Routes ignore the query
 
 The HTTP is made robust against what agents (and attackers) send: chunked bodies are read
 whole; a body that is not JSON, is over the limit, or has a bad `Content-Length` is a 400
-naming the problem, one with neither `Content-Length` nor chunking a 411; a parameter the replay cannot honour (`n > 1`, logprobs,
-`previous_response_id`, a non-object `stream_options`) is a 400 before any reply is used up;
+naming the problem, and one with neither `Content-Length` nor chunking a 411, at once; a
+parameter the replay cannot honour (`n > 1`, logprobs, `previous_response_id`, a non-object
+`stream_options`) is a 400 before any reply is used up;
 an unknown path is a 404 in the protocol's error shape; idle sockets time out, so slow
 clients cannot hold threads forever; a bare HTTP/0.9 request line gets a 400 and is closed.
 Replayed errors carry `x-should-retry: false`, so no client retries into the script.

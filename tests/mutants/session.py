@@ -159,20 +159,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not names:
         print("no mutants chosen", file=sys.stderr)
         return 2
-    subprocess.run(
+    ran = subprocess.run(
         [sys.executable, "-m", "mutmut", "run", "--max-children", "2", *names], check=False
     )
-    equivalents = load_equivalents()
     codes = _exit_codes()
+    unrun = [
+        name for module, keys in chosen.items() for name in keys if codes[module][name] is None
+    ]
+    if ran.returncode != 0 or unrun:
+        print(f"mutmut did not run every mutant (status {ran.returncode})", file=sys.stderr)
+        return 2
+    equivalents = load_equivalents()
     scores: list[Score] = []
     for module, keys in chosen.items():
-        ran = {name: codes[module].get(name) for name in keys}
+        results = {name: codes[module][name] for name in keys}
         lines = {
             name: mutated_line(_diff(name))
-            for name, code in ran.items()
+            for name, code in results.items()
             if code not in KILLED and name in equivalents
         }
-        scores.append(score(module, ran, equivalents, lines))
+        scores.append(score(module, results, equivalents, lines))
     return _report(scores)
 
 

@@ -41,7 +41,9 @@ def session(server: ReplayServer) -> Iterator[WireSession]:
         yield opened
 
 
-def ask(server: ReplayServer, head: list[str], body: bytes = b"") -> tuple[int, dict[str, str], Any]:
+def ask(
+    server: ReplayServer, head: list[str], body: bytes = b""
+) -> tuple[int, dict[str, str], Any]:
     """One request on a connection the client keeps open; the status, headers and JSON body.
 
     The client never half-closes: a server that waits for more of the body than was sent, or

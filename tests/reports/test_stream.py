@@ -15,8 +15,8 @@ from harness.reports.document import to_json
 from harness.reports.junit import to_junit_xml
 from harness.reports.model import SuiteReport
 from harness.reports.stream import ReportStream
-from tests.conftest import WriteFixture
 from harness.reports.table import render_table
+from tests.conftest import WriteFixture
 
 REPO = Path(__file__).resolve().parents[2]
 
