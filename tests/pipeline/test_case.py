@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -251,31 +250,27 @@ class _WrongIdThenGivesUp:
         raise RuntimeError("the agent gave up")
 
 
-def test_a_wire_problem_and_an_agent_error_together_error_the_case(
-    write_fixture: Any, capsys: pytest.CaptureFixture[str]
-) -> None:
+WRONG_ID = 'the agent sent a tool result for id "call_bogus"'
+BOTH = '(scripted so far: "call_1"); scripted tool call "call_1"'  # two problems, joined
+
+
+def test_a_wire_problem_and_an_agent_error_together_error_the_case() -> None:
     """Both are named, the wire's first: such a case is never graded."""
-    from harness._cli.main import main
-
-    path = write_fixture("echo.json", echo_trace(expects={"response_contains": ["hello"]}))
-    argv = ["run", "--suite", str(path.parent), "--format", "json"]
-    assert main([*argv, "--agent", f"{__name__}:_WrongIdThenGivesUp"]) == 1
-    (reported,) = json.loads(capsys.readouterr().out)["cases"]
-    assert reported["error"].startswith('the agent sent a tool result for id "call_bogus"')
-    assert reported["error"].endswith("(then: RuntimeError: the agent gave up)")
-    assert reported["grades"] == []
+    report = run_case(case(), Setup(agent_factory=_WrongIdThenGivesUp))
+    assert report.error is not None
+    assert report.error.startswith(WRONG_ID)
+    assert BOTH in report.error
+    assert report.error.endswith("(then: RuntimeError: the agent gave up)")
+    assert (report.grades, report.passed) == ((), False)
 
 
-def test_a_wire_problem_alone_is_the_whole_error(
-    write_fixture: Any, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_wire_problem_alone_is_the_whole_error() -> None:
     """With no agent error after it, the wire's problems are the case's error, nothing added."""
-    from harness._cli.main import main
+    from tests.wire_agents import wrong_id_factory
 
-    path = write_fixture("echo.json", echo_trace(expects={"response_contains": ["hello"]}))
-    argv = ["run", "--suite", str(path.parent), "--format", "json"]
-    assert main([*argv, "--agent", "tests.wire_agents:wrong_id_factory"]) == 1
-    (reported,) = json.loads(capsys.readouterr().out)["cases"]
-    assert reported["error"].startswith('the agent sent a tool result for id "call_bogus"')
-    assert reported["error"].endswith("although its loop went on")
-    assert reported["grades"] == []
+    report = run_case(case(), Setup(agent_factory=wrong_id_factory))
+    assert report.error is not None
+    assert report.error.startswith(WRONG_ID)
+    assert BOTH in report.error
+    assert report.error.endswith("although its loop went on")
+    assert (report.grades, report.passed) == ((), False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -174,3 +175,49 @@ def test_an_anthropic_request_to_an_unknown_path_is_a_404_in_its_shape(
     status, _, answer = ask(server, head, b"{}")
     assert (status, answer["type"], answer["error"]["type"]) == (404, "error", "not_found_error")
     assert session.requests[-1]["status"] == 404
+
+
+def test_a_chunked_body_with_trailers_is_answered_on_a_kept_connection(
+    server: ReplayServer, session: WireSession
+) -> None:
+    """The trailers end at the blank line, not at the end of the connection."""
+    chunks = f"{len(MESSAGES):x}\r\n".encode() + MESSAGES + b"\r\n0\r\nX-Trailer: 1\r\n\r\n"
+    head = [
+        f"POST {CHAT} HTTP/1.1",
+        f"Authorization: Bearer {session.api_key}",
+        "Transfer-Encoding: chunked",
+    ]
+    status, _, answer = ask(server, head, chunks)
+    assert status == 200
+    assert answer["choices"][0]["message"]["tool_calls"][0]["id"] == "call_1"
+
+
+def test_a_chat_completions_stream_has_data_lines_only(
+    server: ReplayServer, session: WireSession
+) -> None:
+    """Server-sent events as OpenAI sends them: `data:` lines, no `event:`, then `[DONE]`."""
+    body = json.dumps({**json.loads(MESSAGES), "stream": True}).encode()
+    head = [
+        f"POST {CHAT} HTTP/1.1",
+        "Host: x",
+        f"Authorization: Bearer {session.api_key}",
+        f"Content-Length: {len(body)}",
+    ]
+    host, port = server.url.removeprefix("http://").split("/")[0].split(":")
+    with socket.create_connection((host, int(port)), timeout=60) as sock:
+        sock.sendall(("\r\n".join([*head, "", ""])).encode() + body)
+        data = b""
+        while chunk := sock.recv(65536):  # the stream's end closes the connection
+            data += chunk
+    head_bytes, _, events = data.partition(b"\r\n\r\n")
+    assert b"Content-Type: text/event-stream" in head_bytes
+    assert events.startswith(b"data: {")
+    assert b"event:" not in events
+    assert events.endswith(b"data: [DONE]\n\n")
+
+
+def test_the_serving_thread_never_keeps_the_process_alive(server: ReplayServer) -> None:
+    """A daemon thread: a process whose endpoint is never closed still exits when done."""
+    serving = [thread for thread in threading.enumerate() if thread.name == "harness-wire"]
+    assert serving
+    assert all(thread.daemon for thread in serving)
