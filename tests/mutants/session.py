@@ -4,7 +4,7 @@
 
 mutmut (configured in pyproject's `[tool.mutmut]`) writes every mutant of the modules named there
 under `mutants/`; this takes `--per-module` of each module's mutants (all of them with 0), chosen
-by `--seed`, and lets mutmut run each on the tests that reach the mutated function. A survivor
+by `--seed`, and lets mutmut run each on the tests that reach its module. A survivor
 listed in `tests/mutants/equivalent.toml` (its name and the line it writes, with why it cannot
 change behaviour) is left out of the score. Each module's score is the share of the others
 killed; the session fails when one is under `BAR`, and prints every other survivor's diff.
@@ -110,6 +110,19 @@ def score(
     return Score(module=module, killed=killed, survived=survived, equivalent=equivalent)
 
 
+def widen_to_modules(stats: Path) -> None:
+    """Map every function of a module to all the tests that reach any function of it."""
+    data = json.loads(stats.read_text(encoding="utf-8"))
+    tests: dict[str, list[str]] = data["tests_by_mangled_function_name"]
+    by_module: dict[str, set[str]] = {}
+    for function, reaching in tests.items():
+        by_module.setdefault(function.rpartition(".")[0], set()).update(reaching)
+    data["tests_by_mangled_function_name"] = {
+        function: sorted(by_module[function.rpartition(".")[0]]) for function in tests
+    }
+    stats.write_text(json.dumps(data, indent=4), encoding="utf-8")
+
+
 def _generate() -> dict[str, list[str]]:
     """Write every mutant under mutants/ and return their names by source file."""
     from mutmut.__main__ import create_mutants
@@ -159,9 +172,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not names:
         print("no mutants chosen", file=sys.stderr)
         return 2
-    ran = subprocess.run(
-        [sys.executable, "-m", "mutmut", "run", "--max-children", "2", *names], check=False
-    )
+    mutmut = [sys.executable, "-m", "mutmut", "run", "--max-children", "2"]
+    # The first run collects which tests reach which function, then each mutant is run on the
+    # tests that reach any function of its module: a function called once under a cache
+    # (compiled patterns, credential patterns) would otherwise get only the first such test.
+    ran = subprocess.run([*mutmut, names[0]], check=False)
+    if ran.returncode == 0:
+        widen_to_modules(MUTANTS / "mutmut-stats.json")
+        ran = subprocess.run([*mutmut, *names], check=False)
     codes = _exit_codes()
     unrun = [
         name for module, keys in chosen.items() for name in keys if codes[module][name] is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.mutants.session import (
@@ -11,6 +12,7 @@ from tests.mutants.session import (
     mutated_line,
     sample,
     score,
+    widen_to_modules,
 )
 
 KEYS = {"m.py": [f"m.f__mutmut_{i}" for i in range(1, 51)], "n.py": ["n.g__mutmut_1"]}
@@ -53,3 +55,24 @@ def test_every_listed_equivalent_gives_its_line_and_reason(tmp_path: Path) -> No
     written = tmp_path / "e.toml"
     written.write_text('[mutant."m.f__mutmut_1"]\nline = "x = 2"\nreason = "dead"\n')
     assert load_equivalents(written) == {"m.f__mutmut_1": Equivalent(line="x = 2", reason="dead")}
+
+
+def test_each_function_gets_every_test_that_reaches_its_module(tmp_path: Path) -> None:
+    """A function reached once under a cache still gets its module's other tests."""
+    stats = tmp_path / "mutmut-stats.json"
+    reached = {
+        "harness.credentials.x_find": ["t1"],
+        "harness.credentials.x__separator": [],
+        "harness.replay.endpoint.xǁ_Handlerǁdo_GET": ["t3"],
+    }
+    stats.write_text(json.dumps({"tests_by_mangled_function_name": reached, "other": 1}))
+    widen_to_modules(stats)
+    widened = json.loads(stats.read_text(encoding="utf-8"))
+    assert widened == {
+        "tests_by_mangled_function_name": {
+            "harness.credentials.x_find": ["t1"],
+            "harness.credentials.x__separator": ["t1"],
+            "harness.replay.endpoint.xǁ_Handlerǁdo_GET": ["t3"],
+        },
+        "other": 1,
+    }
