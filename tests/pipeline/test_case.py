@@ -274,3 +274,12 @@ def test_a_wire_problem_alone_is_the_whole_error() -> None:
     assert BOTH in report.error
     assert report.error.endswith("although its loop went on")
     assert (report.grades, report.passed) == ((), False)
+
+
+def test_a_failing_observer_errors_its_case_though_the_grades_pass() -> None:
+    """A project observer that raised means the case's evidence is incomplete: never a pass."""
+    from tests.test_faults import BrokenObserver
+
+    report = run_case(case(), Setup(observers=(BrokenObserver(),)))
+    assert report.error == "observer BrokenObserver failed: RuntimeError: metrics backend down"
+    assert not report.passed
