@@ -216,8 +216,12 @@ def test_a_chat_completions_stream_has_data_lines_only(
     assert events.endswith(b"data: [DONE]\n\n")
 
 
-def test_the_serving_thread_never_keeps_the_process_alive(server: ReplayServer) -> None:
+def test_the_serving_thread_never_keeps_the_process_alive() -> None:
     """A daemon thread: a process whose endpoint is never closed still exits when done."""
-    serving = [thread for thread in threading.enumerate() if thread.name == "harness-wire"]
-    assert serving
-    assert all(thread.daemon for thread in serving)
+    before = set(threading.enumerate())
+    served = ReplayServer()
+    try:
+        (serving,) = [thread for thread in threading.enumerate() if thread not in before]
+        assert (serving.name, serving.daemon) == ("harness-wire", True)
+    finally:
+        served.close()
