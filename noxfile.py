@@ -1,5 +1,5 @@
 """Sessions: regression (default), capability, live, shard, merge, bench, bench-peers, tests,
-node_clients, browser, docs, lint.
+mutants, node_clients, browser, docs, lint.
 
 Every session runs with the interpreter nox was started with.
 """
@@ -183,6 +183,19 @@ def tests(session: nox.Session) -> None:
     """Run the pytest suite."""
     session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"))
     session.run("pytest", *session.posargs)
+
+
+@nox.session(default=False)
+def mutants(session: nox.Session) -> None:
+    """Mutation testing of the modules that decide verdicts (not part of CI: it takes long).
+
+    A seeded sample of each module's mutants (`-- --per-module 0` runs them all, `-- --module
+    dialect` one module) on the tests that reach it; prints a score per module and every
+    survivor, and fails when a module's tests kill under 95 % of the mutants that change
+    behaviour. Survivors judged equivalent are listed in tests/mutants/equivalent.toml.
+    """
+    session.install("-e", ".", *nox.project.dependency_groups(PYPROJECT, "mutants"))
+    session.run("python", "-m", "tests.mutants.session", *session.posargs)
 
 
 @nox.session

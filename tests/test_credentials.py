@@ -498,3 +498,30 @@ def test_the_newer_patterns_stay_linear_on_long_runs(text: str) -> None:
     """Each pattern looks at a long run of its own opening words once, not once per start."""
     assert find(text) == []
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", ["_token=abc", ".token=abc", "-token=abc"])
+def test_a_short_secret_after_a_key_one_separator_into_the_text_is_redacted(text: str) -> None:
+    """The separator before the key is the text's first character: the value still counts."""
+    assert find(text) == [Found(kind="secret after token", secret="abc")]
+    assert "abc" not in redact(text)
+
+
+def test_a_separator_at_the_end_of_a_text_does_not_make_its_first_word_a_key_part() -> None:
+    """`token` opening the text is a bare word, whatever the text ends with: `abc` is prose."""
+    assert find("token=abc -") == []
+    assert redact("token=abc -") == "token=abc -"
+
+
+def test_a_pgp_key_block_is_named_as_one() -> None:
+    """The lint says which kind of key block it found."""
+    block = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----"
+    assert find(block) == [
+        Found(kind="PGP private key block", secret="-----BEGIN PGP PRIVATE KEY BLOCK-----")
+    ]
+
+
+def test_a_digest_header_in_a_pair_list_is_found() -> None:
+    """`[('Authorization', 'Digest …')]`: the comma and quote after the name are a separator."""
+    found = find("headers=[('Authorization', 'Digest username=\"harness_user\"')]")
+    assert [item.kind for item in found] == ["secret after Authorization"]

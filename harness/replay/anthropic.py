@@ -32,6 +32,7 @@ _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
     404: "not_found_error",
+    411: "invalid_request_error",
     413: "request_too_large",
 }
 

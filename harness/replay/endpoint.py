@@ -191,7 +191,8 @@ class _Handler(GuardedHandler):
             self.close_connection = True  # the rest of the body, if any, is never read
             if session is not None:
                 session.keep(path, exc.status, None)
-            self._error(protocol or _guess(self), exc.status, str(exc), "invalid_request")
+            code = "length_required" if exc.status == 411 else "invalid_request"
+            self._error(protocol or _guess(self), exc.status, str(exc), code)
             return
         if session is None:
             sole = self.server_state.only()
@@ -227,8 +228,12 @@ class _Handler(GuardedHandler):
     def _body(self) -> dict[str, Any]:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             raw = self._chunked()
+        elif self.headers.get("Content-Length") is None:  # its end is unknown: never wait for it
+            raise WireRequestError(
+                "a request body needs Content-Length (or Transfer-Encoding: chunked)", 411
+            )
         else:
-            raw = self.rfile.read(_length(self.headers.get("Content-Length")))
+            raw = self.rfile.read(_length(self.headers["Content-Length"]))
         if not raw.strip():
             raise WireRequestError("request body is empty: send the request as a JSON object")
         try:
@@ -292,10 +297,12 @@ class _Handler(GuardedHandler):
         self.wfile.flush()
 
 
-def _length(header: str | None) -> int:
+def _length(header: str) -> int:
     """A request's `Content-Length`: a non-negative integer within the limit."""
-    if header is None or not header.strip():
-        raise WireRequestError("Content-Length required (or Transfer-Encoding: chunked)", 411)
+    if not header.strip():
+        raise WireRequestError(
+            "a request body needs Content-Length (or Transfer-Encoding: chunked)", 411
+        )
     text = header.strip()
     if not text.isdigit():
         raise WireRequestError(f"Content-Length {header[:40]!r} is not a non-negative integer")

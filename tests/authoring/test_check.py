@@ -387,3 +387,14 @@ def test_a_finding_that_quotes_the_fixture_shows_no_credential(
     assert skips == [
         "skipped: until sk_l*[REDACTED] rotates (it is not run, and never counts as passed)"
     ]
+
+
+def test_a_fixture_checked_only_by_request_checks_is_not_vacuous(
+    write_fixture: WriteFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run that sent no request fails `requests.tools_offered`: the empty-run lint sees it."""
+    expects = {"requests": {"tools_offered": ["echo"]}}
+    suite = write_fixture("a.json", echo_trace(kind="positive", expects=expects)).parent
+    _, report = check(["--suite", str(suite), "--agent", "tests.wire_agents:factory"], capsys)
+    assert "vacuous" not in {f["rule"] for f in report["findings"]}
+    assert [row["file"] for row in report["strengths"]] == [str(suite / "a.json")]

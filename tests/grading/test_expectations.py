@@ -11,6 +11,8 @@ from harness.fixtures.format import Case, Expects, LlmTrace
 from harness.grading.expectations import evaluate_expects
 from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext
+from harness.messages import RecordedCall
+from harness.recording import RunRecord
 from tests.builders import echo_trace, record
 
 ECHO_RUN = record(
@@ -209,3 +211,21 @@ def test_expectations_grader_is_a_grader() -> None:
     grades = grade_case(case, ECHO_RUN, GradeContext())
     assert grades == evaluate_expects(declared, ECHO_RUN)
     assert [g.check for g in grades] == ['response_contains("hello")', 'tools_used("echo")']
+
+
+def test_indexed_result_of_an_unanswered_call_fails_saying_so() -> None:
+    """A call the agent never sent a result for fails its indexed result check, naming why."""
+    unanswered = RunRecord(
+        final_response="done",
+        tool_calls=(
+            RecordedCall(name="echo", arguments='{"message":"a"}', result=None, success=False),
+        ),
+    )
+    checks = expects(tool_results_contain=[{"tool": "echo", "needle": "a", "call_index": 0}])
+    assert [(g.check, g.passed, g.detail) for g in evaluate_expects(checks, unanswered)] == [
+        (
+            'tool_results_contain("echo"[0], "a")',
+            False,
+            "call 0 got no result: the agent never sent one back",
+        )
+    ]

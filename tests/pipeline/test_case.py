@@ -232,3 +232,54 @@ def test_a_suite_without_a_timeout_runs_supervised_and_errs_per_case() -> None:
     report = run_suite(suite, setup=Setup(agent_factory=misbehaving, case_timeout=None))
     assert [c.error for c in report.cases] == ["the agent called sys.exit(3)", None]
     assert report.cases[1].passed
+
+
+class _WrongIdThenGivesUp:
+    """A wire agent that answers a scripted call under a wrong id, then raises."""
+
+    def __init__(self, context: CaseContext) -> None:
+        from tests.wire_agents import wrong_id_factory
+
+        self.inner = wrong_id_factory(context)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def turn(self, user_input: str) -> str:
+        self.inner.turn(user_input)
+        raise RuntimeError("the agent gave up")
+
+
+WRONG_ID = 'the agent sent a tool result for id "call_bogus"'
+BOTH = '(scripted so far: "call_1"); scripted tool call "call_1"'  # two problems, joined
+
+
+def test_a_wire_problem_and_an_agent_error_together_error_the_case() -> None:
+    """Both are named, the wire's first: such a case is never graded."""
+    report = run_case(case(), Setup(agent_factory=_WrongIdThenGivesUp))
+    assert report.error is not None
+    assert report.error.startswith(WRONG_ID)
+    assert BOTH in report.error
+    assert report.error.endswith("(then: RuntimeError: the agent gave up)")
+    assert (report.grades, report.passed) == ((), False)
+
+
+def test_a_wire_problem_alone_is_the_whole_error() -> None:
+    """With no agent error after it, the wire's problems are the case's error, nothing added."""
+    from tests.wire_agents import wrong_id_factory
+
+    report = run_case(case(), Setup(agent_factory=wrong_id_factory))
+    assert report.error is not None
+    assert report.error.startswith(WRONG_ID)
+    assert BOTH in report.error
+    assert report.error.endswith("although its loop went on")
+    assert (report.grades, report.passed) == ((), False)
+
+
+def test_a_failing_observer_errors_its_case_though_the_grades_pass() -> None:
+    """A project observer that raised means the case's evidence is incomplete: never a pass."""
+    from tests.test_faults import BrokenObserver
+
+    report = run_case(case(), Setup(observers=(BrokenObserver(),)))
+    assert report.error == "observer BrokenObserver failed: RuntimeError: metrics backend down"
+    assert not report.passed

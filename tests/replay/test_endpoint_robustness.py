@@ -261,7 +261,7 @@ def test_a_post_without_a_length_is_a_411(server: ReplayServer, session: WireSes
     raw = raw.replace(b"Content-Length: 0\r\n", b"")
     status, _, answer = exchange(server, raw)
     assert status == 411
-    assert "Content-Length required" in answer["error"]["message"]
+    assert "needs Content-Length" in answer["error"]["message"]
 
 
 def test_a_deeply_nested_body_is_a_400(server: ReplayServer, session: WireSession) -> None:

@@ -372,3 +372,46 @@ def test_line_points_at_the_expectation_that_failed_first(
     assert failure is not None
     assert failure.get("message", "").startswith('response_contains("missing"): not found')
     assert failure.get("message", "").endswith("(+1 more)")
+
+
+def test_a_name_that_collides_only_after_disambiguation_is_made_unique() -> None:
+    """A case literally named `x [a.json]` beside two `x`: the colliding pair gets the path."""
+    cases = tuple(
+        CaseReport(name=name, source=source, grades=(grade("a", True),))
+        for name, source in [("x", "s/a.json"), ("x", "s/b.json"), ("x [a.json]", "s/c.json")]
+    )
+    report = SuiteReport(suite="s", directory="s", mode="replay", cases=cases)
+    names = [case.get("name") for case in parse(to_junit_xml(report)).iter("testcase")]
+    assert names == ["x [a.json] [s/a.json]", "x [b.json]", "x [a.json] [s/c.json]"]
+
+
+def test_an_interrupted_or_selected_run_says_so_in_its_properties() -> None:
+    """A reader of the JUnit file alone learns the run was stopped, or ran a selection only."""
+    report = SuiteReport(
+        suite="s",
+        directory="s",
+        mode="replay",
+        cases=(CaseReport(name="a", source="s/a.json", grades=(grade("a", True),)),),
+        interrupted="SIGINT",
+        selection="-k greeting",
+    )
+    (suite,) = parse(to_junit_xml(report)).iter("testsuite")
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert (properties["interrupted"], properties["selection"]) == ("SIGINT", "-k greeting")
+
+
+def test_what_the_agent_printed_follows_the_trace_in_system_out() -> None:
+    """Its stdout in system-out, after the calls; its stderr in system-err."""
+    case = CaseReport(
+        name="a",
+        source="s/a.json",
+        grades=(grade("a", True),),
+        stdout="loaded 3 tools\n",
+        stderr="warning: slow\n",
+    )
+    report = SuiteReport(suite="s", directory="s", mode="replay", cases=(case,))
+    (testcase,) = parse(to_junit_xml(report)).iter("testcase")
+    out = testcase.findtext("system-out") or ""
+    assert out.endswith("\ncaptured stdout:\nloaded 3 tools\n")
+    assert out.startswith("tool calls: 0")
+    assert testcase.findtext("system-err") == "warning: slow\n"

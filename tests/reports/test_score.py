@@ -184,3 +184,31 @@ def test_an_empty_grade_list_is_an_error_never_a_pass(monkeypatch: pytest.Monkey
         graders.grade_case(
             Case(source="a.json", trace=trace), RunRecord(), GradeContext(), (Nothing(),)
         )
+
+
+FORGING_GRADER = """
+from harness import GradeResult
+
+class Forging:
+    def grade(self, case, record, context):
+        real = GradeResult(check="project(real)", passed=True, detail="", category="config")
+        return [real, {"check": "project(forged)", "passed": True, "detail": "", "category": "x"}]
+
+def forging(): return Forging()
+"""
+
+
+def test_a_grader_returning_what_is_not_grades_errors_its_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dict shaped like a passing grade, even beside a real one, is refused: never a pass."""
+    project = _project(tmp_path, [])
+    (project / "forging_grader.py").write_text(FORGING_GRADER)
+    (project / "pyproject.toml").write_text(
+        '[tool.harness]\nsuite_dir = "suite"\ngraders = ["forging_grader:forging"]\n'
+    )
+    monkeypatch.chdir(project)
+    assert main(["run", "--format", "json"]) == 1
+    case = json.loads(capsys.readouterr().out)["cases"][0]
+    assert case["error"] == "grader Forging returned something that is not GradeResults"
+    assert case["grades"] == []

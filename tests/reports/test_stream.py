@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import msgspec
@@ -15,6 +16,7 @@ from harness.reports.junit import to_junit_xml
 from harness.reports.model import SuiteReport
 from harness.reports.stream import ReportStream
 from harness.reports.table import render_table
+from tests.conftest import WriteFixture
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -131,3 +133,17 @@ def test_junit_batches_join_into_the_whole_document(
     finally:
         stream.close()
     assert (tmp_path / "r.xml").read_bytes() == to_junit_xml(report)
+
+
+def test_a_run_whose_every_case_was_skipped_is_not_a_pass_in_the_json(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """The streamed JSON report, which the verdict is read from, says so; the exit status too."""
+    from harness._cli.main import main
+    from tests.builders import echo_trace
+
+    path = write_fixture("skipped.json", echo_trace(skip="flaky upstream"))
+    out = tmp_path / "r.json"
+    assert main(["run", "--suite", str(path.parent), "--json", str(out)]) == 1
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert (document["all_passed"], document["skipped"], document["total"]) == (False, 1, 1)
