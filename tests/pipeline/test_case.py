@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -282,4 +283,91 @@ def test_a_failing_observer_errors_its_case_though_the_grades_pass() -> None:
 
     report = run_case(case(), Setup(observers=(BrokenObserver(),)))
     assert report.error == "observer BrokenObserver failed: RuntimeError: metrics backend down"
+    assert not report.passed
+
+
+class _Exits:
+    """An in-process agent that calls sys.exit(4) on its first turn."""
+
+    def __init__(self, context: CaseContext) -> None:
+        self.context = context
+
+    def turn(self, user_input: str) -> str:
+        raise SystemExit(4)
+
+
+def test_an_in_process_agent_exit_errors_its_case_and_returns() -> None:
+    """Unsupervised (run_case called here): sys.exit() errors the case, the caller goes on."""
+    report = run_case(case(), Setup(agent_factory=_Exits))
+    assert report.error == "the agent called sys.exit(4)"
+    assert not report.passed
+    assert report.grades == ()
+
+
+class _InterruptsTheHarness:
+    """An agent during whose turn the harness gets Ctrl-C (SIGINT to this process)."""
+
+    def __init__(self, context: CaseContext) -> None:
+        self.context = context
+
+    def turn(self, user_input: str) -> str:
+        import signal
+        import time
+
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(2)  # the signal reaches the harness's thread meanwhile
+        return "hello"
+
+
+def test_ctrl_c_during_an_unsupervised_case_stops_the_run() -> None:
+    """A Ctrl-C that reaches the harness mid-case is the run's interrupt, not a case error."""
+    with pytest.raises(KeyboardInterrupt):
+        run_case(case(), Setup(agent_factory=_InterruptsTheHarness, case_timeout=30))
+
+
+WIRE_AGENT = """
+import json, os, sys, urllib.request
+for line in sys.stdin:
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "go"}]}).encode()
+    request = urllib.request.Request(
+        os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=body,
+        headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"],
+                 "Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        text = json.load(answer)["choices"][0]["message"]["content"]
+    print(json.dumps({"response": text}), flush=True)
+"""
+
+
+def _command_case(**expects: Any) -> Case:
+    trace = echo_trace(model_name="wire", turns=one_turn(text_step("hello there")))
+    trace["expects"] = expects
+    return Case(source="wire.json", trace=msgspec.convert(trace, LlmTrace))
+
+
+def test_a_command_agent_reaches_the_endpoint_through_its_environment(tmp_path: Any) -> None:
+    """An agent_command agent finds the replay at OPENAI_BASE_URL with OPENAI_API_KEY."""
+    script = tmp_path / "agent.py"
+    script.write_text(WIRE_AGENT)
+    setup = Setup(agent_command=(sys.executable, str(script)))
+    report = run_case(_command_case(response_contains=["hello there"]), setup)
+    assert report.error is None
+    assert report.passed
+
+
+def test_an_unobservable_expectation_errors_a_command_agent_case_by_its_mode(
+    tmp_path: Any,
+) -> None:
+    """tool_arguments_contain over agent_command's wire: the case errors, naming the mode."""
+    script = tmp_path / "agent.py"
+    script.write_text(WIRE_AGENT)
+    setup = Setup(agent_command=(sys.executable, str(script)))
+    expects = {
+        "response_contains": ["hello there"],
+        "tool_arguments_contain": [{"tool": "echo", "needle": "x"}],
+    }
+    report = run_case(_command_case(**expects), setup)
+    assert report.error is not None
+    assert "tool_arguments_contain" in report.error
+    assert "agent_command" in report.error
     assert not report.passed
