@@ -7,22 +7,20 @@ from typing import Any
 
 from harness._cli.arguments import names, seconds
 
-__all__ = ["add_agent_arguments", "agent_settings"]
+__all__ = [
+    "add_agent",
+    "add_agent_arguments",
+    "add_agent_command",
+    "add_tools",
+    "agent_settings",
+]
 
 
 def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the flags that say which agent runs, with which tools, and how its calls are seen."""
-    parser.add_argument(
-        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
-    )
-    parser.add_argument(
-        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
-    )
-    parser.add_argument(
-        "--agent-command",
-        metavar="COMMAND",
-        help="an agent in any language, over the endpoint (default: config agent_command)",
-    )
+    add_agent(parser)
+    add_tools(parser)
+    add_agent_command(parser)
     parser.add_argument(
         "--agent-reuse",
         action="store_true",
@@ -48,6 +46,29 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         type=seconds,
         help="per-case limit (default: config case_timeout, 60)",
+    )
+
+
+def add_agent(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+    """Add `--agent`, the project's agent factory."""
+    parser.add_argument(
+        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
+    )
+
+
+def add_tools(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+    """Add `--tools`, the project's tools factory."""
+    parser.add_argument(
+        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
+    )
+
+
+def add_agent_command(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+    """Add `--agent-command`, an agent in any language."""
+    parser.add_argument(
+        "--agent-command",
+        metavar="COMMAND",
+        help="an agent in any language, over the endpoint (default: config agent_command)",
     )
 
 

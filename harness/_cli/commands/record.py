@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from harness._cli.agent_arguments import add_agent, add_agent_command, add_tools
 from harness._cli.arguments import seconds, typed
 from harness.config import find_pyproject, load_config
 
@@ -34,17 +35,9 @@ def register(commands: Any) -> None:
         help="a user turn; repeat for a multi-turn conversation (required)",
     )
     agent = record.add_mutually_exclusive_group()
-    agent.add_argument(
-        "--agent", metavar="MODULE:FACTORY", help="the agent factory (default: config agent)"
-    )
-    agent.add_argument(
-        "--agent-command",
-        metavar="COMMAND",
-        help="an agent in any language (default: config agent_command)",
-    )
-    record.add_argument(
-        "--tools", metavar="MODULE:FACTORY", help="the tools factory (default: config tools)"
-    )
+    add_agent(agent)
+    add_agent_command(agent)
+    add_tools(record)
     record.add_argument(
         "--allow-private",
         action="store_true",
