@@ -162,3 +162,21 @@ def echo_case(name: str, **expects: Any) -> dict[str, Any]:
         ],
         "expects": {"response_contains": [name], "tools_used": ["echo"], **expects},
     }
+
+
+def replay_session(server: Any, trace: dict[str, Any] | None = None) -> tuple[Any, Any]:
+    """A session of `server` replaying `trace` (default: the echo trace), and its observer.
+
+    The session is a context manager: enter it to open the case on the server.
+    """
+    import msgspec
+
+    from harness.fixtures.format import LlmTrace
+    from harness.recording import ObservedProvider, RecordingObserver
+    from harness.replay.provider import ReplayProvider
+    from harness.replay.session import ScriptedReplies
+
+    observer = RecordingObserver()
+    replay = ReplayProvider(msgspec.convert(ECHO_TRACE if trace is None else trace, LlmTrace))
+    source = ScriptedReplies(ObservedProvider(replay, observer))
+    return server.session("demo", source, observer, lambda: replay.turn), observer

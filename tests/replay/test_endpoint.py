@@ -12,17 +12,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 from openai import BadRequestError, OpenAI
 
 from harness._cli.main import main
-from harness.fixtures.format import LlmTrace
-from harness.recording import ObservedProvider, RecordingObserver
 from harness.replay.endpoint import ReplayServer
-from harness.replay.provider import ReplayProvider
-from harness.replay.session import ScriptedReplies
-from tests.builders import ECHO_TRACE, echo_trace, portable_regression, text_step
+from tests.builders import ECHO_TRACE, echo_trace, portable_regression, replay_session, text_step
 from tests.conftest import WriteFixture
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,10 +39,7 @@ def stack() -> Iterator[ExitStack]:
 
 
 def session_for(server: ReplayServer, trace: dict[str, Any]) -> Any:
-    observer = RecordingObserver()
-    replay = ReplayProvider(msgspec.convert(trace, LlmTrace))
-    source = ScriptedReplies(ObservedProvider(replay, observer))
-    return server.session("demo", source, observer, lambda: replay.turn), observer
+    return replay_session(server, trace)
 
 
 def test_completions_serve_the_script_in_the_official_format(

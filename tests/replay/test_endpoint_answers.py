@@ -9,15 +9,11 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
 import pytest
 
-from harness.fixtures.format import LlmTrace
-from harness.recording import ObservedProvider, RecordingObserver
 from harness.replay.endpoint import ReplayServer
-from harness.replay.provider import ReplayProvider
-from harness.replay.session import ScriptedReplies, WireSession
-from tests.builders import ECHO_TRACE
+from harness.replay.session import WireSession
+from tests.builders import replay_session
 
 CHAT = "/v1/chat/completions"
 MESSAGES = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
@@ -35,10 +31,8 @@ def server() -> Iterator[ReplayServer]:
 
 @pytest.fixture
 def session(server: ReplayServer) -> Iterator[WireSession]:
-    observer = RecordingObserver()
-    replay = ReplayProvider(msgspec.convert(ECHO_TRACE, LlmTrace))
-    source = ScriptedReplies(ObservedProvider(replay, observer))
-    with server.session("demo", source, observer, lambda: replay.turn) as opened:
+    opening, _ = replay_session(server)
+    with opening as opened:
         yield opened
 
 

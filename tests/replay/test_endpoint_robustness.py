@@ -8,15 +8,11 @@ import socket
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
 import pytest
 
-from harness.fixtures.format import LlmTrace
-from harness.recording import ObservedProvider, RecordingObserver
 from harness.replay.endpoint import MAX_REQUEST_BYTES, ReplayServer
-from harness.replay.provider import ReplayProvider
-from harness.replay.session import ScriptedReplies, WireSession
-from tests.builders import ECHO_TRACE
+from harness.replay.session import WireSession
+from tests.builders import replay_session
 
 
 @pytest.fixture(scope="module")
@@ -28,10 +24,8 @@ def server() -> Iterator[ReplayServer]:
 
 @pytest.fixture
 def session(server: ReplayServer) -> Iterator[WireSession]:
-    observer = RecordingObserver()
-    replay = ReplayProvider(msgspec.convert(ECHO_TRACE, LlmTrace))
-    source = ScriptedReplies(ObservedProvider(replay, observer))
-    with server.session("demo", source, observer, lambda: replay.turn) as opened:
+    opening, _ = replay_session(server)
+    with opening as opened:
         yield opened
 
 
