@@ -27,6 +27,7 @@ from typing import IO, Any
 import msgspec
 
 from harness.config import DEFAULT_OUTPUT_LIMIT
+from harness.masking import redact
 from harness.text import truncate
 
 __all__ = ["DEFAULT_OUTPUT_LIMIT", "Capture", "Captured"]
@@ -171,20 +172,28 @@ def _close_files() -> None:
                 file.close()
 
 
+_MARGIN = 4096
+"""Bytes read past the limit: a secret that straddles the cut is read whole, masked, then cut
+(cut first, its head would no longer look like a secret and go out as it was)."""
+
+
 def _read(file: IO[bytes], limit: int) -> tuple[str, int]:
-    """The first `limit` characters written into `file`, with the marker, and the total."""
+    """The first `limit` characters written into `file`, redacted, with the marker, and the
+    total."""
     fd = file.fileno()
     size = os.fstat(fd).st_size
-    head = os.pread(fd, min(size, limit * 4 + 4), 0)  # a character is at most 4 bytes
-    text = head.decode("utf-8", "replace")
+    # A character is at most 4 bytes; the margin keeps a secret at the cut whole.
+    head = os.pread(fd, min(size, limit * 4 + _MARGIN), 0)
+    raw = head.decode("utf-8", "replace")
+    text = redact(raw)
     if len(head) == size:
-        return truncate(text, limit), len(text)
+        return truncate(text, limit), len(raw)
     # Past what was read, only count characters (the bytes that start one), chunk by chunk.
-    total, offset = len(text), len(head)
+    total, offset = len(raw), len(head)
     while offset < size:
         chunk = os.pread(fd, _CHUNK, offset)
         if not chunk:
             break
         offset += len(chunk)
         total += len(chunk.translate(None, _CONTINUATION))
-    return f"{text[:limit]}…[truncated {total - limit} chars]", total
+    return f"{text[:limit]}…[truncated {max(total - limit, 0)} chars]", total

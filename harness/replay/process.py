@@ -233,8 +233,12 @@ class AgentProcess:
         """The end of the agent's stderr: its last non-empty line (the exception) whole, and
         the lines before it as `STDERR_TAIL` leaves room for, from a line's start."""
         size = self._stderr.seek(0, os.SEEK_END)
-        self._stderr.seek(max(self._case_stderr, size - 4 * STDERR_TAIL))
-        text = self._stderr.read().decode("utf-8", "replace").strip()
+        start = max(self._case_stderr, size - 4 * STDERR_TAIL)
+        self._stderr.seek(start)
+        text = self._stderr.read().decode("utf-8", "replace")
+        if start > self._case_stderr and "\n" in text:  # begun mid-line: from a whole line,
+            text = text.partition("\n")[2]  # so no secret shows only its tail
+        text = text.strip()
         if not text:
             return ""
         before, _, last = text.rpartition("\n")

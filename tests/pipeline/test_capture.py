@@ -86,3 +86,27 @@ def _is_closed(fd: int) -> bool:
     except OSError:
         return True
     return False
+
+
+@pytest.mark.parametrize("before", [90, 96, 99])
+def test_a_secret_at_the_cut_is_masked_before_it_is_cut(
+    before: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A credential that straddles the capture limit shows none of what follows its first 4
+    characters: it is masked whole, then cut."""
+    from harness import masking
+
+    token = "q7Zp2LmN9xKv4RtY8sWb3CdF"
+    monkeypatch.setenv("MY_SERVICE_TOKEN", token)
+    masking._environment.cache_clear()  # the environment is read once a process
+    masking.held.cache_clear()
+    try:
+        with Capture(100) as capture:
+            os.write(1, b"O" * before + token.encode())
+            os.write(2, b"E" * before + f"api_key={token}".encode())
+    finally:
+        masking._environment.cache_clear()
+        masking.held.cache_clear()
+    for text in (capture.result.stdout, capture.result.stderr):
+        assert token[:5] not in text
+        assert "…[truncated" in text
