@@ -9,7 +9,7 @@ and `ModelReply` is the assistant message of one completion plus its `usage`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 import msgspec
 
@@ -25,6 +25,7 @@ __all__ = [
     "Observer",
     "RecordedCall",
     "Role",
+    "Seconds",
     "ToolCall",
     "ToolDispatched",
     "ToolSpec",
@@ -101,6 +102,9 @@ NO_OUTPUT = "(no output)"
 NOT_SEEN: Any = _NotSeen()
 """`ToolDispatched.arguments` when the boundary saw no arguments: recorded as empty text."""
 
+Seconds = Annotated[float, msgspec.Meta(ge=0)]
+"""A span of time in seconds: never negative."""
+
 Observed = Literal["dispatch", "wire", "span"]
 """Where a call was seen: at the tool registry's dispatch, on the replay endpoint's wire, or
 in an OpenTelemetry span the agent exported for the tool's execution."""
@@ -120,6 +124,20 @@ class RecordedCall(msgspec.Struct, frozen=True, kw_only=True, gc=False, omit_def
     """Whether the call succeeded (never true for a call without result)."""
     observed: Observed = "dispatch"
     """Where the call was seen (left out of documents when `dispatch`)."""
+    started_s: Seconds | None = None
+    """When the call started, in seconds after its case started; None (left out of documents)
+    when the boundary that saw it cannot tell. What "started" means depends on `observed`:
+    the tool's run (`dispatch`, `span`), or the reply asking for it being served (`wire`)."""
+    duration_s: Seconds | None = None
+    """How long the call took, in seconds; None (left out of documents) when unknown. For a
+    `wire` call, the round trip from the reply asking for it to the request that brought its
+    result back: the tool's run and the agent's own work around it."""
+
+    def untimed(self) -> RecordedCall:
+        """This call without its timing: what two runs of one case must agree on."""
+        if self.started_s is None and self.duration_s is None:
+            return self
+        return msgspec.structs.replace(self, started_s=None, duration_s=None)
 
 
 class ToolDispatched(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -136,6 +154,10 @@ class ToolDispatched(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Whether the call succeeded."""
     observed: Observed = "dispatch"
     """Which boundary saw it."""
+    started: float | None = None
+    """When the call started, as a `time.perf_counter()` reading; None when not known."""
+    duration_s: float | None = None
+    """How long the call took, in seconds; None when not known."""
 
 
 class ModelReplied(msgspec.Struct, frozen=True, kw_only=True, gc=False):

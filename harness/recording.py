@@ -7,13 +7,17 @@ agent exported as an OpenTelemetry span is reported instead. `ObservedProvider` 
 each model reply the agent consumed. `RecordingObserver` normalises every call the same
 way, whichever boundary saw it: arguments become compact sorted JSON, an empty result
 becomes `(no output)` (a call that got no result at all keeps `None`), and the call keeps
-where it was observed. Every text recorded (a call's name and result, the final response)
-is a plain `str`: a subclass could override `__eq__` or `__contains__` and forge a check
-that grading runs on it.
+where it was observed. A call's timing is placed on the case's own clock: the recorder is made
+when its case starts, and a call's `started` reading (a `time.perf_counter()` one) becomes
+seconds since then; a timing the boundary could not take stays None, and one that would be
+negative (a clock the harness does not keep) is dropped, never made 0. Every text recorded
+(a call's name and result, the final response) is a plain `str`: a subclass could override
+`__eq__` or `__contains__` and forge a check that grading runs on it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +61,11 @@ class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     llm_calls: int = 0
     """How many model replies the agent consumed."""
 
+    def untimed(self) -> RunRecord:
+        """This record without its calls' timing: what two runs of one case must agree on."""
+        calls = tuple(call.untimed() for call in self.tool_calls)
+        return msgspec.structs.replace(self, tool_calls=calls)
+
     @property
     def tool_names(self) -> tuple[str, ...]:
         """The name of each call, in order."""
@@ -68,22 +77,36 @@ class RunRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         return all(call.success for call in self.tool_calls)
 
 
-def recorded(event: ToolDispatched) -> RecordedCall:
-    """The call `event` reports, normalised as every recorded call is."""
+def recorded(event: ToolDispatched, origin: float) -> RecordedCall:
+    """The call `event` reports, normalised as every recorded call is; its start placed after
+    `origin`, the `time.perf_counter()` reading when its case started."""
     arguments = "" if event.arguments is NOT_SEEN else compact_json(event.arguments)
+    started = None if event.started is None else event.started - origin
     return RecordedCall(
         name=plain_str(event.name),
         arguments=plain_str(arguments),
         result=None if event.result is None else plain_str(event.result) or NO_OUTPUT,
         success=event.success,
         observed=event.observed,
+        started_s=_seconds(started),
+        duration_s=_seconds(event.duration_s),
     )
+
+
+def _seconds(value: float | None) -> float | None:
+    """A timing as recorded: to the microsecond; None when unknown or not a time at all."""
+    if value is None or not 0 <= value < float("inf"):  # NaN and the negative: no reading
+        return None
+    return round(value, 6)
 
 
 class RecordingObserver:
     """Accumulates a run's events into a `RunRecord`."""
 
-    def __init__(self) -> None:
+    def __init__(self, origin: float | None = None) -> None:
+        """Record a case that started at `origin` (a `time.perf_counter()` reading; now by
+        default)."""
+        self._origin = time.perf_counter() if origin is None else origin
         self._calls: list[RecordedCall] = []
         self._input_tokens = 0
         self._output_tokens = 0
@@ -92,7 +115,7 @@ class RecordingObserver:
     def notify(self, event: Event) -> None:
         """Record a call, or add a reply's tokens to the totals."""
         if isinstance(event, ToolDispatched):
-            self._calls.append(recorded(event))
+            self._calls.append(recorded(event, self._origin))
         else:
             self._input_tokens += event.input_tokens
             self._output_tokens += event.output_tokens

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,23 @@ def portable_regression(folder: Path) -> str:
         if tools <= {"echo"}:
             shutil.copy(path, target / path.name)
     return str(target)
+
+
+def assert_timed(calls: Sequence[Any], case_duration: float) -> None:
+    """Every call has a known start and duration, neither negative, each call ending within
+    its case, and the starts in call order; `calls` are `RecordedCall`s or their JSON."""
+    timings = [
+        (call.get("started_s"), call.get("duration_s")) if isinstance(call, dict)
+        else (call.started_s, call.duration_s)
+        for call in calls
+    ]  # fmt: skip
+    assert timings, "no call was recorded"
+    known = [(start, took) for start, took in timings if start is not None and took is not None]
+    assert known == timings, timings  # every start and duration known
+    assert min(min(pair) for pair in known) >= 0, timings
+    assert max(start + took for start, took in known) <= case_duration, timings
+    starts = [start for start, _ in known]
+    assert starts == sorted(starts), timings
 
 
 class Forging(str):

@@ -3,7 +3,8 @@
 A change of layout, of speed or of a dependency must not change a verdict or an artifact. The
 JSON report, the JUnit file and the table of `evals/regression` and `evals/capability`, and
 the output of `harness check` over every suite, are compared with the copies in
-`tests/data/golden/`, timings, dates, commits and versions aside. When a change is meant to
+`tests/data/golden/`, timings (a case's, and each call's start and duration), dates, commits
+and versions aside. When a change is meant to
 alter them, run the tests with `HARNESS_UPDATE_GOLDEN=1` and review the diff.
 """
 
@@ -22,7 +23,7 @@ GOLDEN = REPO / "tests" / "data" / "golden"
 VOLATILE = [
     (re.compile(r'"(started_at|git_commit|harness_version)": "[^"]*"'), r'"\1": "-"'),
     (re.compile(r'"git_commit": null'), '"git_commit": "-"'),
-    (re.compile(r'"duration_s": [0-9.e-]+'), '"duration_s": 0'),
+    (re.compile(r'"(duration_s|started_s)": [0-9.e-]+'), r'"\1": 0'),
     (re.compile(r'\b(time|timestamp|hostname)="[^"]*"'), r'\1="-"'),
     (re.compile(r'(name="(?:harness_version|git_commit)" value=)"[^"]*"'), r'\1"-"'),
     (re.compile(r"\b(passed|failed|errored|no case ran) in [0-9][0-9.m]*s\b"), r"\1 in -"),

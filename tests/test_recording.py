@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+import pytest
+
 from harness.messages import (
     NOT_SEEN,
     Message,
@@ -14,7 +17,7 @@ from harness.messages import (
     ToolSpec,
     Usage,
 )
-from harness.recording import ObservedProvider, RecordingObserver
+from harness.recording import ObservedProvider, RecordingObserver, RunRecord
 from tests.builders import record
 
 
@@ -101,3 +104,50 @@ def test_no_calls_counts_as_all_succeeded() -> None:
     """A run that dispatched nothing had no failed call."""
     assert record().all_tools_succeeded is True
     assert record().tool_names == ()
+
+
+def test_a_call_is_timed_on_its_case_clock() -> None:
+    """A call's start becomes seconds after the case started; its duration is kept."""
+    observer = RecordingObserver(100.0)
+    timed = ToolDispatched(
+        name="echo", arguments={}, result="a", success=True, started=100.25, duration_s=0.5
+    )
+    observer.notify(timed)
+    (call,) = observer.record("").tool_calls
+    assert (call.started_s, call.duration_s) == (0.25, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("started", "duration"),
+    [(None, None), (99.0, -1.0), (float("nan"), float("nan")), (100.5, float("inf"))],
+    ids=["not-given", "before-the-case", "nan", "infinite"],
+)
+def test_a_timing_the_boundary_cannot_vouch_for_stays_unknown(
+    started: float | None, duration: float | None
+) -> None:
+    """An untimed event, a start before the case or a duration that is no time: None, not 0."""
+    observer = RecordingObserver(100.0)
+    observer.notify(
+        ToolDispatched(
+            name="echo", arguments={}, result="a", success=True, started=started,
+            duration_s=duration,
+        )
+    )  # fmt: skip
+    (call,) = observer.record("").tool_calls
+    assert call.duration_s is None
+    assert call.started_s is None or call.started_s == 0.5
+
+
+def test_untimed_records_compare_without_their_timing() -> None:
+    """Two runs of one case that differ only in timing have equal untimed records."""
+    first = RecordedCall(
+        name="echo", arguments="{}", result="a", success=True, started_s=0.1, duration_s=0.2
+    )
+    second = msgspec.structs.replace(first, started_s=0.3, duration_s=None)
+    assert first != second
+    assert record_of(first).untimed() == record_of(second).untimed()
+    assert record_of(first).untimed().tool_calls[0].started_s is None
+
+
+def record_of(call: RecordedCall) -> RunRecord:
+    return RunRecord(final_response="r", tool_calls=(call,))

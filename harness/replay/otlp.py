@@ -325,6 +325,7 @@ def decode(body: bytes, *, json_encoded: bool) -> list[Span]:
                         error=span.status.code == 2,  # STATUS_CODE_ERROR
                         status_message=span.status.message,
                         start_ns=span.start_time_unix_nano,
+                        end_ns=span.end_time_unix_nano,
                     )
                 )
     return spans

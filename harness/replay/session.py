@@ -20,6 +20,11 @@ A call that never gets a result:
 - in an earlier reply, with its id echoed in a later request but no result for it, it is an
   error of the case: the loop went on without it. So is a result under an id no call has.
 
+A call's timing, as the wire can tell it: it starts when the reply asking for it is served, and
+lasts until the request carrying its result arrives (the round trip through the agent: the
+tool's run and the agent's own work around it; the calls of one reply share it). A call that
+never got a result has a start and no duration; a result under an unknown id, neither.
+
 Where the replies come from is a `ReplySource`: the scripted replay (`ScriptedReplies`) now;
 a source that forwards to a real model can take its place without touching the endpoint.
 """
@@ -29,6 +34,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -82,6 +88,10 @@ class _Slot:
     reply: int
     result: WireResult | None = None
     echoed: bool = False
+    served: float | None = None
+    """When the reply asking for the call was served (a `time.perf_counter()` reading)."""
+    answered: float | None = None
+    """When the request carrying its result arrived."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,13 +150,14 @@ class WireSession:
     ) -> tuple[str, ModelReply] | str:
         """Record the request and its tool results; the next reply and its id, or why there
         is none."""
+        arrived = time.perf_counter()
         with self._lock:
             self._protocols.add(protocol.name)
             if self._guard is not None:
                 problem = self._guard.check(protocol, body, self._by_id.keys())
                 if problem is not None and problem not in self.problems:
                     self.problems.append(problem)
-            self._take_results(protocol, body)
+            self._take_results(protocol, body, arrived)
             try:
                 reply = self._source.next_reply(protocol, body)
             except ReplayError as exc:
@@ -160,13 +171,16 @@ class WireSession:
             self.requests.append(kept)
             self._replies += 1
             self._last_reply[turn] = self._replies
+            served = time.perf_counter()
             for call in reply.tool_calls:
-                slot = _Slot(call=call, turn=turn, reply=self._replies)
+                slot = _Slot(call=call, turn=turn, reply=self._replies, served=served)
                 self._slots.append(slot)
                 self._by_id[call.id] = slot
             return f"harness_{self._replies}", reply  # deterministic: the reply's number
 
-    def _take_results(self, protocol: WireProtocol, body: Mapping[str, Any]) -> None:
+    def _take_results(
+        self, protocol: WireProtocol, body: Mapping[str, Any], arrived: float
+    ) -> None:
         text = json.dumps(body, ensure_ascii=False)
         for slot in self._slots:
             if slot.call is not None and not slot.echoed:
@@ -184,6 +198,7 @@ class WireSession:
                 self._by_id[result.call_id] = unknown
             elif found.result is None:
                 found.result = result  # the history is sent again with every request
+                found.answered = arrived
 
     @property
     def scripted(self) -> list[ToolCall]:
@@ -207,23 +222,33 @@ class WireSession:
         if call is None:
             assert result is not None  # an unknown id's slot holds its result
             name = f"<unknown tool call id {result.call_id}>"
-            self._notify(name, NOT_SEEN, result.text, success=False)
+            self._notify(name, NOT_SEEN, result.text, slot, success=False)
             return
         if result is not None:
-            self._notify(call.name, call.arguments, result.text, success=not result.failed)
+            self._notify(call.name, call.arguments, result.text, slot, success=not result.failed)
             return
         if slot.reply != self._last_reply.get(slot.turn) and slot.echoed:
             self.problems.append(
                 f'scripted tool call "{call.id}" ({call.name}) never got a result from the '
                 "agent, although its loop went on"
             )
-        self._notify(call.name, call.arguments, None, success=False)
+        self._notify(call.name, call.arguments, None, slot, success=False)
 
-    def _notify(self, name: str, arguments: Any, result: str | None, *, success: bool) -> None:
+    def _notify(
+        self, name: str, arguments: Any, result: str | None, slot: _Slot, *, success: bool
+    ) -> None:
         if not self._record:
             return
+        served, answered = slot.served, slot.answered
+        took = None if served is None or answered is None else answered - served
         self._observer.notify(
             ToolDispatched(
-                name=name, arguments=arguments, result=result, success=success, observed="wire"
+                name=name,
+                arguments=arguments,
+                result=result,
+                success=success,
+                observed="wire",
+                started=served,
+                duration_s=took,
             )
         )

@@ -15,12 +15,16 @@ failed. A span is read as a tool execution by the first attribute set below that
 - logfire's `running tool` spans without an operation name: `gen_ai.tool.name` beside
   `tool_arguments` / `tool_response`.
 
-A call failed when the span's status is ERROR or it carries `error.type`.
+A call failed when the span's status is ERROR or it carries `error.type`. A call's timing is
+the span's: it lasted from the span's start to its end, and its start (the agent's wall clock)
+is placed on the harness's monotonic clock by the wall clock's reading when the spans are
+joined; a span without a start or an end has no timing of its own.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +59,8 @@ class Span(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The status description, if any."""
     start_ns: int = 0
     """When it started (nanoseconds since the epoch): the order of calls without ids."""
+    end_ns: int = 0
+    """When it ended (nanoseconds since the epoch; 0: not given)."""
 
 
 class ToolSpan(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -76,6 +82,8 @@ class ToolSpan(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The attribute the result is read from (named when it is missing)."""
     start_ns: int = 0
     """When the execution started."""
+    end_ns: int = 0
+    """When it ended."""
 
 
 _Convention = tuple[str, str | None, str | None, tuple[str, ...], tuple[str, ...]]
@@ -134,6 +142,7 @@ def tool_span(span: Span) -> ToolSpan | None:
             arguments_key=argument_keys[0],
             result_key=result_keys[0],
             start_ns=span.start_ns,
+            end_ns=span.end_ns,
         )
     return None
 
@@ -190,6 +199,7 @@ def join_spans(scripted: Sequence[ToolCall], spans: Iterable[Span]) -> SpanJoin:
         (found for span in spans if (found := tool_span(span)) is not None),
         key=lambda found: found.start_ns,
     )
+    clocks = (time.perf_counter(), time.time_ns())  # one reading of each, to place spans
     by_id = {call.id: call for call in scripted}
     joined: dict[str, ToolSpan] = {}
     stray: list[ToolSpan] = []
@@ -223,19 +233,22 @@ def join_spans(scripted: Sequence[ToolCall], spans: Iterable[Span]) -> SpanJoin:
                 f'the span for call "{call.id}" ran tool "{found.name}", '
                 f'but the model called "{call.name}"'
             )
-        events.append(_event(found, call.id, missing))
+        events.append(_event(found, call.id, missing, clocks))
     for execution in stray:
         label = f'"{execution.call_id}"' if execution.call_id else "without an id"
         problems.append(
             f'the agent ran tool "{execution.name}" (span call id {label}), '
             "a call the model never made"
         )
-        events.append(_event(execution, execution.call_id or "", missing))
+        events.append(_event(execution, execution.call_id or "", missing, clocks))
     return SpanJoin(events=tuple(events), problems=tuple(problems), missing=tuple(missing))
 
 
 def _event(
-    execution: ToolSpan, call_id: str, missing: list[tuple[str, str, str, str]]
+    execution: ToolSpan,
+    call_id: str,
+    missing: list[tuple[str, str, str, str]],
+    clocks: tuple[float, int],
 ) -> ToolDispatched:
     arguments = execution.arguments
     if arguments is None:
@@ -249,7 +262,25 @@ def _event(
         result=result,
         success=execution.success,
         observed="span",
+        started=_started(execution, clocks),
+        duration_s=_duration(execution),
     )
+
+
+def _started(execution: ToolSpan, clocks: tuple[float, int]) -> float | None:
+    """The span's start as a `time.perf_counter()` reading, by `clocks` (one reading of it and
+    of the wall clock); None when the span gave no start."""
+    if execution.start_ns <= 0:
+        return None
+    monotonic, wall_ns = clocks
+    return monotonic - (wall_ns - execution.start_ns) / 1e9
+
+
+def _duration(execution: ToolSpan) -> float | None:
+    """From the span's start to its end, in seconds; None when it gave no start or end."""
+    if execution.start_ns <= 0 or execution.end_ns < execution.start_ns:
+        return None
+    return (execution.end_ns - execution.start_ns) / 1e9
 
 
 def uncaptured(expects: Expects, join: SpanJoin) -> list[str]:

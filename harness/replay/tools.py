@@ -6,11 +6,13 @@ the same way and reported to the observer: an agent cannot forget to report a ca
 one wrongly. What is reported is fixed before the tool runs (the arguments are copied first),
 so a tool that changes the arguments it was given cannot change what was recorded; and a tool
 cannot hand back a text that is not a plain `str` (a subclass could override `__eq__` or
-`__contains__` to forge a pass).
+`__contains__` to forge a pass). Each call is timed around the tool's run alone, on the
+monotonic clock.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -100,8 +102,9 @@ class RecordedTool:
         The arguments are recorded as they were before the tool ran.
         """
         snapshot = _snapshot(arguments)
+        started = time.perf_counter()
         output = _run(self._tool, arguments)
-        _report(self._observer, self.name, snapshot, output)
+        _report(self._observer, self.name, snapshot, output, started)
         return output
 
 
@@ -145,8 +148,9 @@ class ToolRegistry:
         tool = self._tools.get(call.name)
         if tool is not None:
             return tool.call(call.arguments)
+        started = time.perf_counter()
         output = ToolOutput(text=f"Unknown tool: {call.name}", success=False)
-        _report(self._observer, call.name, call.arguments, output)
+        _report(self._observer, call.name, call.arguments, output, started)
         return output
 
 
@@ -203,9 +207,20 @@ _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 
 
-def _report(observer: Observer, name: str, arguments: Any, output: ToolOutput) -> None:
+def _report(
+    observer: Observer, name: str, arguments: Any, output: ToolOutput, started: float
+) -> None:
+    """Report one call that started at `started` and has just ended."""
+    duration = time.perf_counter() - started
     observer.notify(
-        ToolDispatched(name=name, arguments=arguments, result=output.text, success=output.success)
+        ToolDispatched(
+            name=name,
+            arguments=arguments,
+            result=output.text,
+            success=output.success,
+            started=started,
+            duration_s=duration,
+        )
     )
 
 

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from tests.builders import echo_case
+from tests.builders import assert_timed, echo_case
 from tests.conftest import WriteFixture
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT = REPO / "tests" / "agents" / "reuse_agent.py"
-TIMINGS = ("started_at", "duration_s", "recorded_at", "run_id")
+TIMINGS = ("started_at", "duration_s", "started_s", "recorded_at", "run_id")
 
 
 def suite(write_fixture: WriteFixture, *names: str) -> None:
@@ -113,6 +113,18 @@ def test_reuse_writes_the_same_reports_and_history_as_a_process_per_case(
         outputs[reuse] = (untimed(document), junit, history(Path(f"{out}.db")))
     assert outputs[True] == outputs[False]
     assert cases_of(outputs[True][0])["two"]["stderr"] == "playing two\n"
+
+
+def test_a_reused_agent_times_each_case_on_its_own_clock(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """One process plays every case; each case's calls are timed from that case's start."""
+    suite(write_fixture, "one", "two", "three")
+    done, document = harness_run(tmp_path)
+    assert done.returncode == 0, document
+    assert len(noted(tmp_path)) == 1
+    for case in document["cases"]:
+        assert_timed(case["tool_calls"], case["duration_s"])
 
 
 @pytest.mark.parametrize(("jobs", "processes"), [("1", 1), ("2", 2)])

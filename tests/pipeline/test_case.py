@@ -172,9 +172,9 @@ def test_each_case_gets_a_fresh_workspace_removed_after() -> None:
 
 
 def test_cases_do_not_share_state() -> None:
-    """Replaying the same case twice gives the same record."""
+    """Replaying the same case twice gives the same record, timing aside."""
     first, second = run_case(case()), run_case(case())
-    assert first.record == second.record
+    assert first.record.untimed() == second.record.untimed()
     assert first.grades == second.grades
 
 

@@ -3,16 +3,20 @@ order calls are recorded in."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import msgspec
 
-from harness.fixtures.format import LlmTrace
+from harness.fixtures.format import Case, LlmTrace
+from harness.pipeline.case import run_case
+from harness.pipeline.setup import Setup
 from harness.recording import ObservedProvider, RecordingObserver
 from harness.replay.chat_completions import CHAT_COMPLETIONS
 from harness.replay.provider import ReplayProvider
 from harness.replay.session import ScriptedReplies, WireSession
-from tests.builders import calls_step, echo_trace, text_step
+from tests.builders import TWO_ECHOES, assert_timed, calls_step, echo_trace, text_step
+from tests.wire_agents import factory
 
 PATH = "/v1/chat/completions"
 
@@ -85,3 +89,41 @@ def test_a_result_under_an_unknown_id_is_an_error() -> None:
     assert any('result for id "call_9", which no scripted call has' in p for p in problems)
     names = [call.name for call in observer.record("", wire=True).tool_calls]
     assert names == ["echo", "<unknown tool call id call_9>"]
+
+
+def test_a_wire_call_lasts_from_its_reply_to_the_request_with_its_result() -> None:
+    """Calls of one reply share their timing, which brackets the agent's time between them."""
+    steps = [calls_step(("echo", {"n": 1}), ("echo", {"n": 2})), text_step("done")]
+    session, observer, _ = session_of(steps)
+    origin = time.perf_counter()  # the observer was made before: its case started earlier
+    session.serve(CHAT_COMPLETIONS, PATH, {"messages": []})
+    between = time.perf_counter()
+    session.serve(CHAT_COMPLETIONS, PATH, {"messages": [tool("call_1", "1"), tool("call_2", "2")]})
+    session.close()
+    first, second = observer.record("", wire=True).tool_calls
+    assert (first.started_s, first.duration_s) == (second.started_s, second.duration_s)
+    assert first.started_s is not None
+    assert first.duration_s is not None
+    assert first.started_s + first.duration_s >= between - origin
+
+
+def test_a_wire_call_without_result_has_a_start_and_no_duration() -> None:
+    """A call the turn ended on has no measured end; a result under an unknown id, no start."""
+    session, observer, _ = session_of([calls_step(("echo", {})), text_step("done")])
+    session.serve(CHAT_COMPLETIONS, PATH, {"messages": []})
+    session.serve(CHAT_COMPLETIONS, PATH, {"messages": [tool("call_9", "x")]})
+    session.close()
+    unanswered, unknown = observer.record("", wire=True).tool_calls
+    assert unanswered.result is None
+    assert unanswered.started_s is not None
+    assert unanswered.duration_s is None
+    assert (unknown.started_s, unknown.duration_s) == (None, None)
+
+
+def test_a_wire_agent_records_each_call_timed_within_its_case() -> None:
+    """An agent over the wire: known, non-negative timings within the case, in call order."""
+    trace = msgspec.convert(echo_trace(turns=TWO_ECHOES, expects={"exact_tool_calls": 2}), LlmTrace)
+    report = run_case(Case(source="two.json", trace=trace), Setup(agent_factory=factory))
+    assert report.error is None
+    assert [call.observed for call in report.record.tool_calls] == ["wire", "wire"]
+    assert_timed(report.record.tool_calls, report.duration)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import msgspec
@@ -198,3 +199,29 @@ def test_a_failed_tool_without_a_result_is_no_capture_gap() -> None:
     joined = join_spans(SCRIPTED[:1], [span(attributes, error=True)])
     assert [(e.result, e.success) for e in joined.events] == [(None, False)]
     assert joined.missing == ()
+
+
+def test_a_span_call_lasts_from_its_start_to_its_end_on_the_harness_clock() -> None:
+    """The span's duration is kept; its wall-clock start is placed on the monotonic clock."""
+    wall, monotonic = time.time_ns(), time.perf_counter()
+    timed = msgspec.structs.replace(
+        genai("echo", "c1", "{}", start=wall - 2_000_000_000, result="a"),
+        end_ns=wall - 1_500_000_000,
+    )
+    (event,) = join_spans(SCRIPTED[:1], [timed]).events
+    took = time.perf_counter() - monotonic
+    assert event.duration_s == 0.5
+    assert event.started is not None
+    # Two seconds before the readings above, give or take the time the join itself took.
+    assert abs(event.started - (monotonic - 2)) <= took + 1e-3
+
+
+@pytest.mark.parametrize(
+    ("start", "end"), [(0, 5), (10, 0), (10, 9)], ids=["no-start", "no-end", "ends-first"]
+)
+def test_a_span_without_a_start_or_an_end_has_no_duration(start: int, end: int) -> None:
+    """Its duration stays unknown, never 0; without a start, so does its start."""
+    untimed = msgspec.structs.replace(genai("echo", "c1", "{}", start=start), end_ns=end)
+    (event,) = join_spans(SCRIPTED[:1], [untimed]).events
+    assert event.duration_s is None
+    assert (event.started is None) == (start == 0)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harness._cli.main import main
-from tests.builders import text_step
+from tests.builders import assert_timed, text_step
 from tests.conftest import WriteFixture
 
 ECHO_42: dict[str, Any] = {
@@ -77,6 +77,18 @@ def test_an_honest_agent_passes_from_its_spans(write_fixture: WriteFixture, tmp_
         ('{"message":"order 42"}', "order 42", "span"),
         ('{"message":"order 7"}', "order 7", "span"),
     ]
+
+
+def test_span_calls_are_timed_within_their_case(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """Each call's timing comes from its span: known, non-negative, within the case, in order."""
+    suite = write_fixture("echo.json", ECHO_42).parent
+    status, doc = run(suite, tmp_path, "--agent", "tests.otel_agents:factory", "--tool-spans")
+    (case,) = doc["cases"]
+    assert status == 0, case["error"]
+    assert [call["observed"] for call in case["tool_calls"]] == ["span", "span"]
+    assert_timed(case["tool_calls"], case["duration_s"])
 
 
 def test_arguments_other_than_the_model_asked_for_fail(

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
 import pytest
 
+from harness.fixtures.format import Case, LlmTrace
 from harness.messages import ToolCall
+from harness.pipeline.case import run_case
 from harness.recording import RecordingObserver
 from harness.replay.tools import EchoTool, ToolOutput, ToolRegistry, default_tools
-from tests.builders import Forging
+from tests.builders import TWO_ECHOES, Forging, assert_timed, echo_trace
 
 
 @pytest.mark.parametrize(
@@ -213,3 +217,38 @@ def test_a_str_subclass_is_handed_on_and_recorded_as_a_plain_str() -> None:
     record = observer.record(Forging("final"))
     assert type(record.final_response) is str
     assert record.final_response == "final"
+
+
+class Clocked:
+    name = "clocked"
+    description = "notes when it ran"
+    parameters: Mapping[str, Any] = {}
+
+    def __init__(self) -> None:
+        self.ran: list[float] = []
+
+    def call(self, arguments: Any) -> ToolOutput:
+        self.ran.append(time.perf_counter())
+        return ToolOutput(text="ran")
+
+
+def test_a_dispatch_is_timed_around_the_tool_run() -> None:
+    """The recorded start and duration bracket the moment the tool ran, on the case's clock."""
+    origin = time.perf_counter()
+    observer, tool = RecordingObserver(origin), Clocked()
+    ToolRegistry([tool], observer).dispatch(ToolCall(id="c1", name="clocked", arguments={}))
+    (call,) = observer.record("").tool_calls
+    assert call.started_s is not None
+    assert call.duration_s is not None
+    (ran,) = tool.ran
+    tick = 1e-6  # the record keeps microseconds
+    assert call.started_s - tick <= ran - origin <= call.started_s + call.duration_s + 2 * tick
+
+
+def test_an_in_process_agent_records_each_call_timed_within_its_case() -> None:
+    """The reference loop's calls: known, non-negative, within the case, in call order."""
+    trace = msgspec.convert(echo_trace(turns=TWO_ECHOES, expects={"exact_tool_calls": 2}), LlmTrace)
+    report = run_case(Case(source="two.json", trace=trace))
+    assert report.error is None
+    assert len(report.record.tool_calls) == 2
+    assert_timed(report.record.tool_calls, report.duration)
