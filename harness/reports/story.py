@@ -87,8 +87,8 @@ def _trace(source: str, fixture: bytes | None) -> LlmTrace | None:
 
 
 def _timeline(case: CaseDocument, trace: LlmTrace | None, limit: int) -> list[dict[str, Any]]:
-    """User inputs and scripted replies (from the fixture), each recorded tool call after the
-    reply that asked for it, and the final response."""
+    """User inputs and scripted replies (from the fixture), each recorded tool call (with its
+    timing, as recorded) after the reply that asked for it, and the final response."""
     calls = [_call(call, limit) for call in case.tool_calls]
     items: list[dict[str, Any]] = []
     if trace is None:
@@ -120,6 +120,7 @@ def _call(call: Any, limit: int) -> dict[str, Any]:
     result = None if call.result is None else cut_middle(call.result, limit)
     item = {"k": "call", "name": call.name, "a": truncate(call.arguments, limit), "r": result}
     item["ok"] = call.success
+    item["at"], item["dur"] = call.started_s, call.duration_s  # None: not known, shown so
     if call.observed != "dispatch":
         item["obs"] = call.observed
     return item

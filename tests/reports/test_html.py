@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from harness.grading.result import GradeResult
+from harness.messages import RecordedCall
+from harness.recording import RunRecord
 from harness.reports import html
 from harness.reports.document import ReportDocument, to_document
 from harness.reports.model import CaseReport, SuiteReport
@@ -117,6 +119,18 @@ def test_the_timeline_tells_the_run_in_order(write_fixture: WriteFixture) -> Non
     assert [item["k"] for item in timeline] == ["user", "ask", "call", "model", "final"]
     assert timeline[0]["t"] == "Echo hello for me"
     assert (timeline[2]["name"], timeline[2]["r"], timeline[2]["ok"]) == ("echo", "hi", True)
+
+
+def test_each_call_carries_its_timing_and_an_unknown_one_stays_unknown() -> None:
+    """A call's start and duration reach the timeline as recorded; unknown ones as null."""
+    timed = RecordedCall(
+        name="echo", arguments="{}", result="a", success=True, started_s=0.25, duration_s=0.5
+    )
+    untimed = RecordedCall(name="echo", arguments="{}", result=None, success=False)
+    run = RunRecord(final_response="done", tool_calls=(timed, untimed))
+    (shown,) = data_of(html.render_html(document(case(record=run))))["cases"]
+    calls = [item for item in shown["x"]["tl"] if item["k"] == "call"]
+    assert [(item["at"], item["dur"]) for item in calls] == [(0.25, 0.5), (None, None)]
 
 
 def test_fixture_text_is_redacted_as_recorded_text_is(write_fixture: WriteFixture) -> None:

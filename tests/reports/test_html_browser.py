@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.builders import calls_step, echo_trace, text_step
+from tests.builders import TWO_ECHOES, calls_step, echo_trace, text_step
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
@@ -92,7 +93,12 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dic
     }
     wire_expects = {"tools_used": ["echo"], "response_contains": ["hello"]}
     wire = {"echo.json": echo_trace(model_name="over-the-wire", expects=wire_expects)}
+    timed_expects = {"exact_tool_calls": 2}
+    timed = {
+        "two.json": echo_trace(model_name="two-echoes", turns=TWO_ECHOES, expects=timed_expects)
+    }
     return {
+        "timed": run(folder, "timed", timed),
         "mixed": run(folder, "mixed", mixed_suite()),
         "wire": run(folder, "wire", wire, "--agent", "tests.wire_agents:factory"),
         "output": run(folder, "output", output, "--agent", "tests.contained_agents:misbehaving"),
@@ -276,6 +282,59 @@ def test_wire_requests_are_shown_when_opened(pages: Any, open_page: Any) -> None
     sent = json.loads(requests.locator("pre").first.text_content() or "")
     assert sent == case["requests"][0]
     opened.shot("wire-requests")
+
+
+TIMING = re.compile(
+    r"start (unknown|\+([0-9.]+) (ms|s)) · (duration|round trip) (unknown|([0-9.]+) (ms|s))"
+)
+
+
+def shown_timing(text: str) -> tuple[float | None, float | None]:
+    """A call's start and duration in seconds, as the page shows them (None: unknown)."""
+    match = TIMING.fullmatch(text)
+    assert match is not None, text
+    start = None if match[2] is None else float(match[2]) / (1000 if match[3] == "ms" else 1)
+    took = None if match[6] is None else float(match[6]) / (1000 if match[7] == "ms" else 1)
+    return start, took
+
+
+def call_timings(page: Page, case: str) -> list[tuple[float | None, float | None]]:
+    page.locator(f"#case-{case} > summary").click()
+    shown = page.locator(f"#case-{case} .timeline li.call .timing").all_text_contents()
+    return [shown_timing(text) for text in shown]
+
+
+def test_each_call_shows_its_timing_as_the_json_report_has_it(pages: Any, open_page: Any) -> None:
+    """Each call's start and duration, in call order, to the microsecond the JSON keeps."""
+    path, report = pages["timed"]
+    opened = open_page(path)
+    (case,) = report["cases"]
+    recorded = [(call["started_s"], call["duration_s"]) for call in case["tool_calls"]]
+    assert len(recorded) == 2
+    shown = call_timings(opened.page, "two-echoes")
+    assert shown == [(pytest.approx(a, abs=6e-7), pytest.approx(d, abs=6e-7)) for a, d in recorded]
+    opened.shot("timed-calls")
+
+
+def test_a_call_without_a_known_timing_shows_it_unknown(
+    pages: Any, open_page: Any, tmp_path: Path
+) -> None:
+    """A wire call is a round trip; one whose report holds no duration says so, never 0."""
+    _, report = pages["wire"]
+    (call,) = report["cases"][0]["tool_calls"]
+    assert call["observed"] == "wire"
+    del call["duration_s"]
+    source, page_path = tmp_path / "untimed.json", tmp_path / "untimed.html"
+    source.write_text(json.dumps(report), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "harness", "report", "--html", str(page_path), str(source)]
+    done = subprocess.run(argv, env=env, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    page = open_page(page_path).page
+    assert call_timings(page, "over-the-wire") == [
+        (pytest.approx(call["started_s"], abs=6e-7), None)
+    ]
+    expect(page.locator("#case-over-the-wire .timing")).to_contain_text("round trip unknown")
 
 
 def test_captured_output_is_shown_when_opened(pages: Any, open_page: Any) -> None:

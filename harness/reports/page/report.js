@@ -48,6 +48,18 @@
     return value < 1 ? (value * 1000).toFixed(0) + " ms" : value.toFixed(2) + " s";
   }
 
+  // A call's timing, to the microsecond the JSON report keeps: milliseconds under a second.
+  function exact(value) {
+    return value < 1 ? (value * 1000).toFixed(3) + " ms" : value.toFixed(6) + " s";
+  }
+
+  function timing(item) {
+    var start = item.at === null || item.at === undefined ? "unknown" : "+" + exact(item.at);
+    var took = item.dur === null || item.dur === undefined ? "unknown" : exact(item.dur);
+    var what = item.obs === "wire" ? "round trip " : "duration ";
+    return "start " + start + " \u00b7 " + what + took;
+  }
+
   function apply() {
     var allowed = {};
     boxes.forEach(function (box) { allowed[box.value] = box.checked; });
@@ -193,6 +205,7 @@
       } else if (item.k === "call") {
         var ok = item.r === null ? "no result" : (item.ok ? "\u2713 succeeded" : "\u2717 failed");
         li.appendChild(el("div", "mono", item.name + " \u2014 " + ok + (item.obs ? " (seen at " + item.obs + ")" : "")));
+        li.appendChild(el("div", "timing mono", timing(item)));
         block(li, "arguments: " + item.a);
         if (item.r !== null) { block(li, "result: " + item.r); }
       } else {
