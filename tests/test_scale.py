@@ -33,8 +33,14 @@ REPO = Path(__file__).resolve().parent.parent
 
 def without_timings(document: dict[str, Any]) -> dict[str, Any]:
     cases = [{k: v for k, v in case.items() if k != "duration_s"} for case in document["cases"]]
+    for case in cases:  # and each call's timing
+        case["tool_calls"] = [untimed_call(call) for call in case.get("tool_calls", ())]
     kept = {k: v for k, v in document.items() if k not in {"duration_s", "started_at", "cases"}}
     return {**kept, "cases": cases}
+
+
+def untimed_call(call: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in call.items() if k not in {"started_s", "duration_s"}}
 
 
 @pytest.fixture

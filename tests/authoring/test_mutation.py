@@ -9,7 +9,9 @@ import pytest
 
 from harness.authoring.mutation import ALTERED, claims, mutants, strength
 from harness.fixtures.format import Case, LlmTrace
+from harness.messages import RecordedCall
 from harness.pipeline.case import run_case
+from harness.recording import RunRecord
 from tests.builders import TWO_ECHOES, echo_trace, record
 
 
@@ -44,6 +46,15 @@ def test_mutants_cover_every_kind_and_never_equal_the_record() -> None:
     assert [c.arguments for c in swap.tool_calls] == ['{"message":"b"}', "{}", '{"message":"a"}']
     altered = made[labels.index("alter_result(1)")].record
     assert altered.tool_calls[1].result == ALTERED
+
+
+def test_calls_alike_but_for_their_timing_make_no_swap_mutant() -> None:
+    """Swapping two calls that differ only in timing would change nothing a check can see."""
+    call = RecordedCall(name="echo", arguments="{}", result="a", success=True)
+    early = msgspec.structs.replace(call, started_s=0.1, duration_s=0.01)
+    late = msgspec.structs.replace(call, started_s=0.2, duration_s=0.02)
+    made = mutants(RunRecord(final_response="a", tool_calls=(early, late)))
+    assert [m.label for m in made if m.kind == "swap_calls"] == []
 
 
 def test_a_fixture_with_boundary_checks_kills_every_mutant() -> None:
