@@ -61,8 +61,8 @@ if TYPE_CHECKING:
         ToolSpec,
         Usage,
     )
+    from harness.pipeline.dispatch import run_suite
     from harness.pipeline.setup import AgentFactory, Setup
-    from harness.pipeline.suite import run_suite
     from harness.recording import RunRecord
     from harness.replay.agent import Agent, ReferenceAgent
     from harness.replay.context import CaseContext
@@ -128,7 +128,7 @@ _HOMES = {
         "ToolDispatched ToolSpec Usage"
     ),
     "harness.pipeline.setup": "AgentFactory Setup",
-    "harness.pipeline.suite": "run_suite",
+    "harness.pipeline.dispatch": "run_suite",
     "harness.recording": "RunRecord",
     "harness.replay.agent": "Agent ReferenceAgent",
     "harness.replay.context": "CaseContext",

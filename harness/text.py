@@ -123,7 +123,7 @@ def printable(text: str) -> str:
 
 
 def without_ansi(text: str) -> str:
-    """`text` with ANSI escape sequences (colours, cursor moves, titles) removed whole."""
+    """`text` with ANSI escape sequences (colors, cursor moves, titles) removed whole."""
     if "\x1b" not in text:
         return text
     return _xml_patterns()[0].sub("", text)

@@ -15,7 +15,7 @@ import signal
 import sys
 
 from harness.fixtures.format import Case
-from harness.pipeline import suite
+from harness.pipeline import dispatch as suite
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.reports.model import CaseReport

@@ -22,8 +22,8 @@ from harness.fixtures.format import Case, LlmTrace
 from harness.fixtures.suite import Suite
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import Event
+from harness.pipeline.dispatch import run_suite
 from harness.pipeline.setup import Setup
-from harness.pipeline.suite import run_suite
 from harness.recording import RunRecord
 from harness.reports import artifact
 from tests.builders import echo_trace

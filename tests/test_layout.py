@@ -207,9 +207,9 @@ def test_the_rules_catch_what_they_forbid() -> None:
     assert find_circle({"a": {"b"}, "b": set()}) == []
     made_up = [
         ("harness.replay.wire", 1, "harness.recording"),
-        ("harness.history.store", 2, "harness.authoring.check"),
+        ("harness.history.store", 2, "harness.authoring.check_report"),
         ("harness.errors", 3, "harness.messages"),
-        ("harness._bench.bench", 4, "harness.pipeline.suite"),
+        ("harness._bench.bench", 4, "harness.pipeline.dispatch"),
         ("harness.reports.junit", 5, "harness._cli.main"),
         ("harness.pipeline.case", 6, "harness.replay.wire"),
         ("harness.chat_format", 7, "harness.messages"),

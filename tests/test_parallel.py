@@ -17,7 +17,7 @@ import pytest
 from harness import _parallel
 from harness._parallel import fork_shares, gc_paused, run_in_workers
 from harness.fixtures.suite import PARALLEL_MIN
-from harness.pipeline.suite import CRASH_MESSAGE
+from harness.pipeline.dispatch import CRASH_MESSAGE
 from tests.builders import echo_trace
 
 ROOT = Path(__file__).resolve().parent.parent

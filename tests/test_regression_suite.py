@@ -14,7 +14,7 @@ from harness.fixtures.suite import load_suite
 from harness.grading.expectations import evaluate_expects
 from harness.messages import RecordedCall
 from harness.pipeline.case import run_case
-from harness.pipeline.suite import run_suite
+from harness.pipeline.dispatch import run_suite
 from harness.recording import RunRecord
 
 REPO = Path(__file__).resolve().parent.parent

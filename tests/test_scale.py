@@ -17,13 +17,13 @@ from harness.fixtures.shard import Shard, parse_shard
 from harness.fixtures.suite import load_suite
 from harness.grading.result import GradeResult
 from harness.messages import RecordedCall
-from harness.pipeline import suite as pipeline_suite
+from harness.pipeline import dispatch as pipeline_suite
+from harness.pipeline.dispatch import run_suite
 from harness.pipeline.setup import Setup
-from harness.pipeline.suite import run_suite
 from harness.recording import RunRecord
 from harness.reports.document import SCHEMA_VERSION, to_json
-from harness.reports.merge import merge_reports, read_part
 from harness.reports.model import CaseReport, SuiteReport
+from harness.reports.shards import merge_reports, read_part
 from tests.agents import upper_tools
 from tests.builders import echo_trace, portable_regression, text_step
 from tests.conftest import WriteFixture

@@ -58,7 +58,7 @@ def positive_int(text: str) -> int:
 
 
 AUTO_JOBS = 0
-"""What `jobs` gives for `auto`: the run decides (`harness.pipeline.suite.AUTO`)."""
+"""What `jobs` gives for `auto`: the run decides (`harness.pipeline.dispatch.AUTO`)."""
 
 
 def jobs(text: str) -> int:

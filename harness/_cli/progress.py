@@ -32,7 +32,7 @@ class Progress:
         total: How many cases the run holds.
         stream: Where the progress line goes (a terminal), or None for no progress line.
         verbose: Where each case's verdict goes as it finishes, or None.
-        paint: Colours the words `PASS`, `FAIL`, `ERROR`; None for plain text.
+        paint: Colors the words `PASS`, `FAIL`, `ERROR`; None for plain text.
     """
 
     def __init__(

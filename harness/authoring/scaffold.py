@@ -184,7 +184,7 @@ def _template(name: str, pin: str) -> str:
 
 def _fixture_schema() -> str:
     from harness.fixtures.format import LlmTrace
-    from harness.fixtures.schema import schema_text
+    from harness.fixtures.json_schema import schema_text
 
     return schema_text(LlmTrace)
 

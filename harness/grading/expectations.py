@@ -45,7 +45,7 @@ def evaluate_expects(
 
         grades += grade_response_json(expects.response_json, record.final_response)
     if expects.workspace is not None:
-        from harness.grading.workspace import grade_workspace
+        from harness.grading.side_effects import grade_workspace
 
         grades += grade_workspace(expects.workspace, context.workspace)
     if expects.budget is not None:

@@ -18,7 +18,7 @@ from harness.grading.expectations import ExpectationsGrader
 from harness.grading.requests import RequestsGrader
 from harness.grading.response_json import ResponseJsonGrader
 from harness.grading.result import CATEGORIES, GradeContext, Grader, GradeResult
-from harness.grading.workspace import WorkspaceGrader
+from harness.grading.side_effects import WorkspaceGrader
 
 if TYPE_CHECKING:
     from harness.fixtures.format import Case

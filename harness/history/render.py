@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from urllib.parse import quote
 
-from harness.history.trend import (  # MV-PRUNE
+from harness.history.trend_model import (  # MV-PRUNE
     RunPoint,
     Status,
     Trend,

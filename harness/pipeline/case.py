@@ -16,9 +16,9 @@ from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import ModelProvider, Observer
 from harness.pipeline.capture import Capture, Captured
+from harness.pipeline.seeding import prepare
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.pipeline.watchdog import on_timer
-from harness.pipeline.workspace import prepare
 from harness.recording import FanOut, ObservedProvider, RecordingObserver, RunRecord
 from harness.replay.agent import Agent
 from harness.replay.context import CaseContext, Endpoint

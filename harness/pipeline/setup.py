@@ -155,7 +155,7 @@ def registered_names(setup: Setup, names: tuple[str, ...]) -> tuple[str, ...]:
     """`names`, the tools `setup.tools` makes, and the file tools the reference loop adds."""
     if setup.agent_factory is not reference_agent or setup.agent_command:
         return names
-    from harness.replay.files import FILE_TOOL_NAMES
+    from harness.replay.workspace_files import FILE_TOOL_NAMES
 
     return (*names, *(name for name in FILE_TOOL_NAMES if name not in names))
 
@@ -180,8 +180,8 @@ def tool_surface(setup: Setup) -> str:
         return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
     tools = list(setup.tools())
     if setup.agent_factory is reference_agent:
-        from harness.replay.files import file_tools
         from harness.replay.workspace import Workspace
+        from harness.replay.workspace_files import file_tools
 
         names = {tool.name for tool in tools}
         tools += [tool for tool in file_tools(Workspace()) if tool.name not in names]
@@ -250,7 +250,7 @@ def reference_agent(context: CaseContext) -> Agent:
     The loop also gets `write_file` and `read_file`, confined to the case workspace, unless
     the project's tools already use those names.
     """
-    from harness.replay.files import file_tools
+    from harness.replay.workspace_files import file_tools
 
     return ReferenceAgent(context.provider, context.tools.with_tools(file_tools(context.workspace)))
 

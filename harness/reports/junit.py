@@ -1,7 +1,7 @@
 """JUnit XML, written directly as text: one testsuite, one testcase per fixture.
 
 The document is the common JUnit dialect (the Jenkins xUnit plugin's junit-10) that GitLab,
-Jenkins and the GitHub test reporters read. Two flavours:
+Jenkins and the GitHub test reporters read. Two flavors:
 
 - `full` (the default) adds the testcase `file` and `line` attributes, which junit-10 does not
   declare but GitLab, dorny/test-reporter, mikepenz/action-junit-report and
@@ -89,13 +89,13 @@ _SPECIAL_TEXT = re.compile("[&<>\r]").search
 
 
 class JUnitContext:
-    """What every testcase of one document shares: its classname, root folder and flavour."""
+    """What every testcase of one document shares: its classname, root folder and flavor."""
 
     __slots__ = ("classname", "flavor", "here", "root")
 
     def __init__(self, suite: str, directory: str, flavor: str = "full") -> None:
         if flavor not in FLAVORS:
-            raise ValueError(f"unknown JUnit flavour {flavor!r}: choose one of {FLAVORS}")
+            raise ValueError(f"unknown JUnit flavor {flavor!r}: choose one of {FLAVORS}")
         self.classname = _attribute(f"harness.{_name(suite)}")
         self.root = repository_root(os.path.abspath(directory or "."))
         self.here = os.getcwd()

@@ -117,7 +117,7 @@ def show_table(
     marks: Sequence[str] | None = None,
     after: str = "",
 ) -> Callable[[TextIO], None]:
-    """What writes `report` as the table (coloured by `paint`, when given, with a `baseline`
+    """What writes `report` as the table (colored by `paint`, when given, with a `baseline`
     column of `marks`), then the lines of `after`."""
 
     def write(stream: TextIO) -> None:

@@ -15,7 +15,7 @@ from harness.text import cut_middle, printable, truncate
 __all__ = ["Paint", "case_line", "duration", "error_summary", "render_recap", "summary_line"]
 
 Paint = Callable[[str, str], str]
-"""Colours `text` (second argument) in a style (`pass`, `fail`, `error`, `bold`)."""
+"""Colors `text` (second argument) in a style (`pass`, `fail`, `error`, `bold`)."""
 
 _REASON_LIMIT = 300
 """Characters of an error message shown on its recap line, the exception line aside."""

@@ -35,7 +35,7 @@ def render_table(
 
     Args:
         report: The run.
-        paint: Colours a text by style (`pass`, `fail`, `error`, `bold`); None for plain text.
+        paint: Colors a text by style (`pass`, `fail`, `error`, `bold`); None for plain text.
         marks: A `baseline` column: each case's cell, in case order (None: no such column).
     """
     return "\n".join(table_lines(report, paint, marks))

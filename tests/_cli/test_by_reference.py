@@ -56,7 +56,7 @@ def _run(tmp_path: Path, hold_max: int, argv: list[str], monkeypatch: pytest.Mon
 def test_the_verdicts_are_those_of_the_suite_held_whole(
     suite: Path, tmp_path: Path, extra: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import harness.pipeline.suite as pipeline_suite
+    import harness.pipeline.dispatch as pipeline_suite
 
     monkeypatch.setattr(pipeline_suite, "PARALLEL_MIN", 2)  # --jobs 2 starts its workers
     argv = ["--suite", str(suite), *extra]

@@ -44,7 +44,7 @@ sys.exit(main(sys.argv[4:]))
 """
 
 STAGES = [
-    "harness.pipeline.suite.run_case",  # a case
+    "harness.pipeline.dispatch.run_case",  # a case
     "harness.pipeline.case.grade_case",  # grading
     "harness.reports.stream.ReportStream.add",  # a finished case reported
     "harness.reports.stream.ReportStream.finish",  # the reports finished

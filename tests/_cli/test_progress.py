@@ -1,4 +1,4 @@
-"""What a run shows while it runs, and its colour: on a terminal, piped, and in files."""
+"""What a run shows while it runs, and its color: on a terminal, piped, and in files."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._cli.colour import use_colour
+from harness._cli.color import use_color
 from harness._cli.main import main
 from harness._cli.progress import Progress
 from harness.grading.result import GradeResult
@@ -56,8 +56,8 @@ def harness(*argv: str, terminal: bool, env: dict[str, str] | None = None) -> st
     return b"".join(chunks).decode()
 
 
-def test_a_terminal_gets_progress_and_colour(suite: Path, tmp_path: Path) -> None:
-    """Under a pseudo-terminal: the progress line from 0/N, then coloured marks and recap."""
+def test_a_terminal_gets_progress_and_color(suite: Path, tmp_path: Path) -> None:
+    """Under a pseudo-terminal: the progress line from 0/N, then colored marks and recap."""
     report = tmp_path / "r.json"
     out = harness("run", "--suite", str(suite), "--json", str(report), terminal=True)
     assert "\r0/3 cases, " in out
@@ -68,7 +68,7 @@ def test_a_terminal_gets_progress_and_colour(suite: Path, tmp_path: Path) -> Non
     assert ESC not in report.read_text()  # never ANSI in files
 
 
-def test_a_pipe_gets_no_progress_and_no_colour(suite: Path) -> None:
+def test_a_pipe_gets_no_progress_and_no_color(suite: Path) -> None:
     """Piped: no carriage return, no escape; NO_COLOR wins over --color auto on a terminal."""
     out = harness("run", "--suite", str(suite), terminal=False)
     assert "\r" not in out
@@ -76,11 +76,11 @@ def test_a_pipe_gets_no_progress_and_no_colour(suite: Path) -> None:
     assert "1 failed, 2 passed in " in out
     out = harness("run", "--suite", str(suite), terminal=True, env={"NO_COLOR": "1"})
     assert ESC not in out
-    assert "\r0/3 cases" in out  # progress is not colour: NO_COLOR keeps it
+    assert "\r0/3 cases" in out  # progress is not color: NO_COLOR keeps it
 
 
-def test_forced_colour_off_a_terminal_still_keeps_files_plain(suite: Path, tmp_path: Path) -> None:
-    """--color always or FORCE_COLOR colours a pipe's table, never the JSON or JUnit."""
+def test_forced_color_off_a_terminal_still_keeps_files_plain(suite: Path, tmp_path: Path) -> None:
+    """--color always or FORCE_COLOR colors a pipe's table, never the JSON or JUnit."""
     junit, report = tmp_path / "r.xml", tmp_path / "r.json"
     argv = ["run", "--suite", str(suite), "--junit", str(junit), "--json", str(report)]
     for extra, env in [(["--color", "always"], {}), ([], {"FORCE_COLOR": "1"})]:
@@ -107,12 +107,12 @@ def test_forced_colour_off_a_terminal_still_keeps_files_plain(suite: Path, tmp_p
         ("never", {"FORCE_COLOR": "1"}, True, False),
     ],
 )
-def test_when_colour_is_used(choice: str, env: dict[str, str], tty: bool, expected: bool) -> None:
+def test_when_color_is_used(choice: str, env: dict[str, str], tty: bool, expected: bool) -> None:
     class Stream(io.StringIO):
         def isatty(self) -> bool:
             return tty
 
-    assert use_colour(choice, Stream(), env) is expected
+    assert use_color(choice, Stream(), env) is expected
 
 
 def test_verbose_prints_each_verdict_as_it_finishes(
@@ -152,14 +152,14 @@ def test_progress_counts_and_erases_its_line() -> None:
 
 
 def test_a_run_off_a_terminal_imports_nothing_for_it(suite: Path) -> None:
-    """Piped, the progress module is never imported; with --format json, nor colour."""
+    """Piped, the progress module is never imported; with --format json, nor color."""
     code = (
         "import sys; from harness._cli.main import main; main(sys.argv[1:]); "
         "print(sorted(m for m in sys.modules if m in {'harness._cli.progress', "
-        "'harness._cli.colour', 'tabulate'}), file=sys.stderr)"
+        "'harness._cli.color', 'tabulate'}), file=sys.stderr)"
     )
     for argv, expected in [
-        ([], "['harness._cli.colour']"),
+        ([], "['harness._cli.color']"),
         (["--format", "json"], "[]"),
     ]:
         done = subprocess.run(

@@ -19,7 +19,7 @@ from harness.authoring.pin import installed_pin
 from harness.authoring.scaffold import noxfile_block
 from harness.config import load_config
 from harness.fixtures.format import LlmTrace
-from harness.fixtures.schema import schema_text
+from harness.fixtures.json_schema import schema_text
 from harness.version import __version__
 from tests.test_ci_templates import called_sessions
 

@@ -10,7 +10,7 @@ import pytest
 
 from harness.history.render import CHART_HINT, pass_rate_svg, render_trend_html
 from harness.history.store import CaseRow, RunRow
-from harness.history.trend import Trend, compute_trend
+from harness.history.trend_model import Trend, compute_trend
 
 
 def trend() -> Trend:

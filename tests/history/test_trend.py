@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.history.render import render_trend_markdown, render_trend_table
 from harness.history.store import CaseRow, RunRow
-from harness.history.trend import compute_trend
+from harness.history.trend_model import compute_trend
 
 
 def runs(count: int) -> list[RunRow]:

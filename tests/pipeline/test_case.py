@@ -14,8 +14,8 @@ from harness.fixtures.format import Case, LlmTrace
 from harness.fixtures.suite import Suite
 from harness.messages import ModelProvider
 from harness.pipeline.case import run_case
+from harness.pipeline.dispatch import run_suite
 from harness.pipeline.setup import Setup
-from harness.pipeline.suite import run_suite
 from harness.replay.agent import Agent
 from harness.replay.context import CaseContext
 from harness.replay.tools import ToolOutput

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from harness.fixtures.suite import load_suite
+from harness.pipeline.dispatch import run_suite
 from harness.pipeline.setup import Setup
-from harness.pipeline.suite import run_suite
 from harness.reports.model import CaseReport
 from tests.agents import sync_agent
 from tests.builders import echo_trace

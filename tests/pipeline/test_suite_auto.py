@@ -11,9 +11,9 @@ import pytest
 
 import harness._parallel as parallel
 from harness.fixtures.suite import Suite, load_suite
-from harness.pipeline import suite as suite_module
+from harness.pipeline import dispatch as suite_module
+from harness.pipeline.dispatch import AUTO, PROBE_CASES, run_suite, worth_workers
 from harness.pipeline.setup import Setup
-from harness.pipeline.suite import AUTO, PROBE_CASES, run_suite, worth_workers
 from tests.agents import upper_tools
 from tests.builders import echo_trace
 

@@ -2,7 +2,7 @@
 
 Whatever a case's name, error, check detail, tool call or response holds, each writer returns
 without raising, and each artifact stays well-formed: the JUnit XML parses and validates (both
-flavours), the JSON report decodes, the job summary is UTF-8 with no raw HTML, and every
+flavors), the JSON report decodes, the job summary is UTF-8 with no raw HTML, and every
 annotation is one workflow command on one line that no `::` can extend.
 """
 

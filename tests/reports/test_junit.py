@@ -94,7 +94,7 @@ def test_strict_flavor_validates_against_the_unmodified_jenkins_schema() -> None
 
 
 def test_an_unknown_flavor_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown JUnit flavour"):
+    with pytest.raises(ValueError, match="unknown JUnit flavor"):
         to_junit_xml(mixed_report(), flavor="loose")
 
 

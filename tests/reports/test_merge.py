@@ -15,8 +15,8 @@ from harness.fixtures.shard import Shard
 from harness.grading.result import GradeResult
 from harness.reports import artifact
 from harness.reports.document import to_json
-from harness.reports.merge import merge_reports, read_part
 from harness.reports.model import CaseReport, SuiteReport
+from harness.reports.shards import merge_reports, read_part
 
 SUITE = 6
 """Cases in the whole suite the parts come from: c0 … c5."""

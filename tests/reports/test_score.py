@@ -16,7 +16,7 @@ from harness.fixtures.format import Case
 from harness.fixtures.reading import decode_trace
 from harness.fixtures.suite import load_suite
 from harness.grading.result import GradeContext, GradeResult
-from harness.pipeline.suite import run_suite
+from harness.pipeline.dispatch import run_suite
 from harness.recording import RunRecord
 from harness.reports.document import decode_document, from_document, to_json
 from harness.reports.junit import to_junit_xml

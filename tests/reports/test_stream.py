@@ -10,7 +10,7 @@ import pytest
 
 from harness.fixtures.suite import load_suite
 from harness.history.store import History
-from harness.pipeline.suite import run_suite
+from harness.pipeline.dispatch import run_suite
 from harness.reports.document import to_json
 from harness.reports.junit import to_junit_xml
 from harness.reports.model import SuiteReport

@@ -84,7 +84,7 @@ def test_the_table_is_laid_out_as_tabulate_simple_would() -> None:
 def test_a_table_too_large_to_hold_its_rows_is_laid_out_the_same(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Past ROWS_HELD the rows are made twice rather than held: the same bytes, colours too."""
+    """Past ROWS_HELD the rows are made twice rather than held: the same bytes, colors too."""
     import harness.reports.table as table
     from harness.reports.recap import Paint
 

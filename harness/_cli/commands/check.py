@@ -14,7 +14,7 @@ from harness._cli.arguments import typed
 from harness.config import find_pyproject, load_config
 
 if TYPE_CHECKING:
-    from harness.authoring.check import CheckReport
+    from harness.authoring.check_report import CheckReport
 
 __all__ = ["register"]
 
@@ -71,7 +71,7 @@ def check_command(args: argparse.Namespace) -> int:
     """Check the suites, print what was found; 0 clean, 1 an error found."""
     import msgspec
 
-    from harness.authoring.check import check_suites
+    from harness.authoring.check_report import check_suites
     from harness.authoring.privacy import PrivacyLint
     from harness.pipeline.setup import setup_from
 

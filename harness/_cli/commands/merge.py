@@ -45,8 +45,8 @@ def merge_command(args: argparse.Namespace) -> int:
     """
     from harness.pipeline.interrupt import exit_status
     from harness.reports.github import publish
-    from harness.reports.merge import merge_reports, read_part
     from harness.reports.outputs import Outputs, show, write_artifacts
+    from harness.reports.shards import merge_reports, read_part
 
     check_merge_outputs(args)
     parts = [(path, read_part(path)) for path in args.parts]

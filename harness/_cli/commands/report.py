@@ -41,7 +41,7 @@ def report_command(args: argparse.Namespace) -> int:
     from harness.reports.artifact import HTML, check_output, read_artifact, write_atomic
     from harness.reports.document import decode_document, from_document, to_json
     from harness.reports.html import render_html
-    from harness.reports.merge import merge_reports, read_part
+    from harness.reports.shards import merge_reports, read_part
 
     for path in args.parts:
         if os.path.realpath(path) == os.path.realpath(args.html):

@@ -109,7 +109,7 @@ def register(commands: Any) -> None:
         "--color",
         choices=("auto", "always", "never"),
         default="auto",
-        help="colour the output; auto: on a terminal, unless NO_COLOR (default: auto)",
+        help="color the output; auto: on a terminal, unless NO_COLOR (default: auto)",
     )
     run.add_argument(
         "--config", metavar="PATH", help="pyproject.toml to read (default: the nearest)"
@@ -158,11 +158,11 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from harness._cli.last_failed import cache_path, remember
-    from harness._cli.selection import apply_selection, suite_folder
+    from harness._cli.scope import apply_selection, suite_folder
     from harness.fixtures import catalog
     from harness.fixtures.shard import parse_shard
     from harness.fixtures.suite import load_suite
-    from harness.pipeline.suite import run_suite
+    from harness.pipeline.dispatch import run_suite
 
     if args.mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
@@ -200,9 +200,9 @@ def _run(args: argparse.Namespace) -> int:
         suite = suite.sharded(shard)
     paint, terminal = None, False
     if args.format == "table" or args.verbose:  # a JSON run imports nothing for the terminal
-        from harness._cli.colour import is_terminal, palette, use_colour
+        from harness._cli.color import is_terminal, palette, use_color
 
-        paint = palette(use_colour(args.color, sys.stdout))
+        paint = palette(use_color(args.color, sys.stdout))
         terminal = is_terminal(sys.stdout)
     progress = _progress(args, suite.count, paint, terminal=terminal)
     history = None if args.history is None else (args.history or config.history)
@@ -324,14 +324,14 @@ def _progress(
     line = terminal and args.format == "table"
     if not line and not args.verbose:
         return None
-    from harness._cli.colour import palette, use_colour
+    from harness._cli.color import palette, use_color
     from harness._cli.progress import Progress
 
     verbose = None
     if args.verbose:  # beside --format json, the verdicts go to stderr: stdout is the document
         verbose = sys.stdout if args.format == "table" else sys.stderr
         if verbose is sys.stderr:
-            paint = palette(use_colour(args.color, sys.stderr))
+            paint = palette(use_color(args.color, sys.stderr))
     return Progress(total, stream=sys.stdout if line else None, verbose=verbose, paint=paint)
 
 

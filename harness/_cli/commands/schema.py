@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from harness.fixtures.schema import DIALECT, schema_text
+from harness.fixtures.json_schema import DIALECT, schema_text
 
 __all__ = ["DIALECT", "register", "schema_text"]
 

@@ -90,7 +90,7 @@ def _check_html(path: str, history: str) -> None:
 
 def _load_trend(args: argparse.Namespace, path: str) -> Any:
     from harness.history.store import History
-    from harness.history.trend import compute_trend
+    from harness.history.trend_model import compute_trend
 
     if not os.path.exists(path):
         raise HistoryError(path, "no history yet: record runs with `harness run --history`")

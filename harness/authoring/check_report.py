@@ -26,8 +26,8 @@ from harness.fixtures.suite import fixture_paths, load_cases
 from harness.grading.evidence import load_refusals
 from harness.grading.expectations import evaluate_expects
 from harness.masking import redact
+from harness.pipeline.dispatch import play_cases
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
-from harness.pipeline.suite import play_cases
 from harness.recording import RunRecord
 from harness.reports.model import CaseReport
 

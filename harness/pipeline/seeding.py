@@ -16,7 +16,7 @@ def prepare(case: Case, workspace: Workspace) -> tuple[str, str | None, None]:
     """
     setup = case.trace.setup
     if setup is not None and setup.workspace_files:
-        from harness.replay.files import seed
+        from harness.replay.workspace_files import seed
 
         try:
             seed(workspace, setup.workspace_files)
