@@ -14,7 +14,7 @@ The package is laid out as the path a run takes, each stage importing only those
 - `pipeline/`: a case, and a whole suite, through the stages above.
 - `history/`: the SQLite run history and its trend.
 - `authoring/`: `harness check`: load rules, mutation strength, the privacy lint.
-- `_cli/`, `_bench/`: the command line and the benchmarks (private).
+- `_cli/`: the command line (private).
 
 Glossary: a *fixture* is one JSON file; a *case* is a fixture being run, named by its
 `model_name` key; a *suite* is a folder of fixtures; a *turn* is one user input; a *step* is

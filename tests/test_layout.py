@@ -55,7 +55,6 @@ RANK = {
     "authoring": 8,
     "_cli": 9,
 }
-BENCH_MAY_IMPORT = {"fixtures", "reports", "_parallel"}
 # A KeyboardInterrupt on purpose, so that `except Exception` never swallows a stop.
 EXCEPTIONS_ELSEWHERE = {("harness.pipeline.interrupt", "Interrupted")}
 
@@ -145,10 +144,7 @@ def upward_imports(found: Iterator[tuple[str, int, str]]) -> Iterator[str]:
         if source in GROUND:
             if target not in GROUND_MAY_IMPORT.get(source, set()):
                 yield where
-        elif source == "_bench":
-            if goal not in BENCH_MAY_IMPORT:
-                yield where
-        elif goal == "_bench" or goal == "_cli":
+        elif goal == "_cli":
             yield where
         elif goal in GROUND:
             continue
@@ -209,11 +205,10 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("harness.replay.wire", 1, "harness.recording"),
         ("harness.history.store", 2, "harness.authoring.check_report"),
         ("harness.errors", 3, "harness.messages"),
-        ("harness._bench.bench", 4, "harness.pipeline.dispatch"),
         ("harness.reports.junit", 5, "harness._cli.main"),
         ("harness.pipeline.case", 6, "harness.replay.wire"),
         ("harness.chat_format", 7, "harness.messages"),
     ]
-    assert len(list(upward_imports(iter(made_up)))) == 5
+    assert len(list(upward_imports(iter(made_up)))) == 4
     assert ("harness.errors", "HarnessError") in set(exception_classes())
     assert "harness.errors" in {target for _, target in imported("harness.fixtures.suite")}

@@ -28,8 +28,6 @@ from tests.agents import upper_tools
 from tests.builders import echo_trace, portable_regression, text_step
 from tests.conftest import WriteFixture
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 def without_timings(document: dict[str, Any]) -> dict[str, Any]:
     cases = [{k: v for k, v in case.items() if k != "duration_s"} for case in document["cases"]]
@@ -401,74 +399,6 @@ def test_small_suite_with_the_builtin_loop_skips_workers(
     assert [c.passed for c in builtin.cases] == [c.passed for c in project.cases]
 
 
-def test_bench_runs_and_writes_its_figures(tmp_path: Path) -> None:
-    """The bench generates suites, measures, prints and writes JSON (figures are not judged)."""
-    import subprocess
-    import sys
-
-    out = tmp_path / "bench.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness._bench",
-            "--sizes",
-            "30",
-            "--repeat",
-            "1",
-            "--rss-sizes",
-            "10,20",
-            "--slow-cases",
-            "4",
-            "--reuse-cases",
-            "3",
-            "--reuse-start",
-            "0",
-            "--out",
-            str(out),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "harness run end to end" in done.stdout
-    figures = json.loads(out.read_text())
-    assert figures["load"][0]["fixtures"] == 30
-    assert [(row["mix"], row["jobs"]) for row in figures["run"]] == [
-        ("mix", "1"),
-        ("mix", "auto"),
-        ("text", "1"),
-    ]
-    assert [row["mix"] for row in figures["load"]] == ["mix", "text", "defaults"]
-    assert all(isinstance(row["duplicate_check_share"], float) for row in figures["load"])
-    assert figures["start"]["python_c_pass_s"] > 0
-    assert [row["output"] for row in figures["outputs"]] == ["default", "json", "all artifacts"]
-    assert [row["cases"] for row in figures["memory"]] == [10, 20]
-    assert [row["agent"] for row in figures["jobs"]] == ["20 ms agent", "echo case"]
-    assert figures["workers"]["start_s"] > 0
-    assert [row["cases"] for row in figures["reuse"]["rows"]] == [3, 3]
-
-
-def test_bench_peak_rss_is_the_child_own() -> None:
-    """A run's peak RSS is its own, not the memory of the (large) bench process."""
-    import sys
-
-    from harness._bench.spawner import Spawner
-
-    ballast = bytearray(128 * 1024 * 1024)
-    ballast[::4096] = b"\1" * len(range(0, len(ballast), 4096))  # touch every page
-    spawner = Spawner()
-    try:
-        elapsed, rss_kib = spawner.run([sys.executable, "-c", "pass"])
-    finally:
-        spawner.close()
-    assert elapsed > 0
-    assert 0 < rss_kib < 64 * 1024
-    assert len(ballast) == 128 * 1024 * 1024
-
-
 @pytest.fixture
 def suite_with_rejects(write_fixture: WriteFixture) -> Path:
     """Forty fixtures, a few of them rejected for different reasons, one name twice."""
@@ -546,20 +476,3 @@ def test_loading_falls_back_to_serial_when_no_process_can_be_forked(
         case.name for case in suite_module.load_cases(str(suite_with_rejects))[0]
     ]
     assert len(problems) == 3
-
-
-def test_bench_runs_in_its_own_folder_and_refuses_unexpected_exits(tmp_path: Path) -> None:
-    """Runs start in the given folder (not a checkout), and an exit outside `ok` stops the bench."""
-    import sys
-
-    from harness._bench.spawner import Spawner
-
-    folder = os.path.realpath(tmp_path)
-    here = f"import os, sys; sys.exit(0 if os.getcwd() == {folder!r} else 3)"
-    spawner = Spawner(cwd=str(tmp_path))
-    try:
-        spawner.run([sys.executable, "-c", here], ok=(0,))
-        with pytest.raises(SystemExit, match="exited 1"):
-            spawner.run([sys.executable, "-c", "raise SystemExit(1)"], ok=(0,))
-    finally:
-        spawner.close()

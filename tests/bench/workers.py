@@ -1,5 +1,5 @@
-"""Bench figures for worker processes: what starting them and bringing results back costs,
-and `--jobs 2` against serial for a slow agent and for the built-in echo case.
+"""Bench figures for worker processes: `--jobs 2` and `--jobs auto` against serial, for a slow
+agent and for the built-in echo case.
 
 The slow agent is written into the scratch folder as source (the bench imports no replay
 code): the reference loop behind a 20 ms wait, as an agent waiting on I/O would be.
@@ -8,19 +8,18 @@ code): the reference loop behind a 20 ms wait, as an agent waiting on I/O would 
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
-from harness._bench.spawner import Spawner, harness_command
-from harness.reports.model import CaseReport
+from tests.bench.spawner import Spawner, harness_command
 
-__all__ = ["SLOW_AGENT_MS", "measure_jobs", "measure_workers"]
+__all__ = ["SLOW_AGENT_MS", "measure_jobs"]
 
 SLOW_AGENT_MS = 20
 
 _SLOW_AGENT = f"""
 import time
-from harness import ReferenceAgent
+
+from harness.replay.agent import ReferenceAgent
 
 class _Slow:
     def __init__(self, agent):
@@ -33,37 +32,6 @@ class _Slow:
 def slow_agent(context):
     return _Slow(ReferenceAgent(context.provider, context.tools))
 """
-
-
-def _report(index: int, state: None) -> CaseReport:
-    return CaseReport(name=f"case-{index}", source=f"suite/case_{index:06d}.json")
-
-
-def measure_workers(jobs: int = 2, results: int = 10_000) -> dict[str, float]:
-    """Start-up of `jobs` workers (one tiny item each), and the transfer cost per result."""
-    from harness._parallel import run_in_workers
-
-    def timed(count: int) -> float:
-        started = time.perf_counter()
-        for _ in run_in_workers(
-            _report,
-            range(count),
-            None,
-            jobs,
-            item_type=int,
-            result_type=CaseReport,
-            crashed=lambda index: _report(index, None),
-        ):
-            pass
-        return time.perf_counter() - started
-
-    start = min(timed(jobs) for _ in range(3))
-    bulk = timed(results)
-    return {
-        "jobs": jobs,
-        "start_s": start,
-        "per_result_us": max(bulk - start, 0.0) / results * 1e6,
-    }
 
 
 def measure_jobs(

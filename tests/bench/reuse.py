@@ -21,7 +21,7 @@ import statistics
 import sys
 from typing import Any
 
-from harness._bench.spawner import Spawner, harness_command
+from tests.bench.spawner import Spawner, harness_command
 
 __all__ = ["measure_reuse", "reuse_alone", "reuse_arguments", "reuse_table"]
 
@@ -186,7 +186,6 @@ def reuse_table(reuse: dict[str, Any]) -> list[str]:
     ]
     headers = ["jobs", "cases", "reuse s", "no reuse s, run", "no reuse s", "speed-up"]
     return [
-        "",
         f"agent_reuse: a {reuse['start_s']:g} s-start agent, one tool call a case",
         tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True),
         "* extrapolated from the cases run without reuse (each pays the start-up again)",

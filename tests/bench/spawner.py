@@ -52,13 +52,22 @@ class Spawner:
         elapsed, rss, _ = self._run(argv, ok)
         return elapsed, rss
 
-    def _run(self, argv: Sequence[str], ok: tuple[int, ...]) -> tuple[float, int, float]:
+    def _figures(self, argv: Sequence[str]) -> tuple[float, int, int, float]:
         self._stdin.write(json.dumps(list(argv)) + "\n")
         self._stdin.flush()
         elapsed, status, rss, cpu = json.loads(self._stdout.readline())
+        return elapsed, status, rss, cpu
+
+    def _run(self, argv: Sequence[str], ok: tuple[int, ...]) -> tuple[float, int, float]:
+        elapsed, status, rss, cpu = self._figures(argv)
         if status not in ok:
             raise SystemExit(f"bench: {' '.join(argv)} exited {status}")
         return elapsed, rss, cpu
+
+    def attempt(self, argv: Sequence[str]) -> tuple[float, int, int]:
+        """Wall time (s), exit status and peak RSS (KiB) of one run of `argv`, whatever its exit."""
+        elapsed, status, rss, _ = self._figures(argv)
+        return elapsed, status, rss
 
     def median(self, argv: Sequence[str], repeat: int) -> tuple[float, int]:
         """Median wall time and largest peak RSS over `repeat` runs."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from harness._bench.spawner import Spawner, harness_command
+from tests.bench.spawner import Spawner, harness_command
 
 __all__ = ["measure_supervision"]
 

@@ -1,1 +1,0 @@
-"""`python -m harness._bench`: the performance measurements behind `nox -s bench`."""
