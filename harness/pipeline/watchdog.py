@@ -1,11 +1,11 @@
 """The watchdog of a case run inside a supervised worker: a timer signal, not a thread.
 
 In the harness's own process a case's timeout needs a thread, since the agent must be
-abandoned while the run goes on; a thread start and the handoffs of the interpreter lock
-cost hundreds of microseconds a case. A supervised worker is expendable instead, so there
-the case runs on the main thread under a `SIGALRM` timer that raises `CaseTimeout` inside
-the agent's code, which keeps the record up to that point. A worker whose case timed out
-retires after answering (the agent may have been stopped holding a lock), and an agent
+abandoned while the run goes on, and a thread start and the handoffs of the interpreter lock
+cost every case something a timer signal does not. A supervised worker is expendable instead,
+so there the case runs on the main thread under a `SIGALRM` timer that raises `CaseTimeout`
+inside the agent's code, which keeps the record up to that point. A worker whose case timed
+out retires after answering (the agent may have been stopped holding a lock), and an agent
 stuck where the signal cannot reach it is killed by the supervisor past its deadline.
 """
 
