@@ -43,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--sizes", default="1000", help="more suite sizes for the run figures")
     parser.add_argument("--repeat", type=int, default=5, help="repeats per figure (median)")
     parser.add_argument("--slow-cases", type=int, default=200, help="cases for the jobs figures")
+    parser.add_argument(
+        "--peer-path", help="a folder holding pydantic-evals, installed apart (default: here)"
+    )
     reuse_arguments(parser)
     parser.add_argument("--out", help="also write the figures as JSON here")
     return parser
@@ -112,7 +115,7 @@ def _measure(spawner: Spawner, scratch: str, args: argparse.Namespace) -> dict[s
     slow, echo = suite("echo", args.slow_cases), suite("echo", cases)
     results["jobs"] = measure_jobs(spawner, scratch, slow, echo, repeat)
     results["reuse"] = measure_reuse(spawner, scratch, args.reuse_cases, args.reuse_start)
-    results["peers"] = measure_peers(spawner, echo, scratch, repeat)
+    results["peers"] = measure_peers(spawner, echo, scratch, repeat, args.peer_path)
     return results
 
 

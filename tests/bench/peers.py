@@ -1,4 +1,6 @@
-"""A suite's cases through pydantic-evals, in a process of its own: `python peers.py SUITE`.
+"""A suite's cases through pydantic-evals, in a process of its own:
+`python peers.py SUITE [--path DIR]`, DIR holding the peer's packages when they are installed
+apart from the harness.
 
 Each fixture (one user input, scripted tool calls and a text answer) becomes a pydantic-evals
 `Case` whose agent is a pydantic-ai `FunctionModel` playing the fixture's steps in order, with
@@ -13,6 +15,7 @@ checkout, is first on `sys.path`: it imports nothing of harness or of the bench.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import os
@@ -55,15 +58,20 @@ def _reply(response: dict[str, Any], messages: Any) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Evaluate the suite's cases with pydantic-evals; 0 when every case passed."""
-    # Imported by name: the peers are installed in the bench's environment only.
+    parser = argparse.ArgumentParser(prog="peers.py", description=__doc__)
+    parser.add_argument("suite")
+    parser.add_argument("--path", help="a folder of the peer's packages, searched first")
+    args = parser.parse_args(argv)
+    if args.path:
+        sys.path.insert(0, args.path)
+    cases = scripted_cases(args.suite)
+    # Imported by name: the peers are installed for the bench only, maybe apart.
     pydantic_ai = importlib.import_module("pydantic_ai")
     messages = importlib.import_module("pydantic_ai.messages")
     FunctionModel = importlib.import_module("pydantic_ai.models.function").FunctionModel
     evals = importlib.import_module("pydantic_evals")
     Contains = importlib.import_module("pydantic_evals.evaluators").Contains
 
-    [folder] = sys.argv[1:] if argv is None else argv
-    cases = scripted_cases(folder)
     scripts = {user_input: steps for _, user_input, steps, _ in cases}
 
     def model(history: list[Any], info: Any) -> Any:

@@ -70,11 +70,20 @@ def _per_case(
     }
 
 
-def measure_peers(spawner: Spawner, suite: str, scratch: str, repeat: int) -> dict[str, Any]:
+def _peer_installed(path: str | None) -> bool:
+    if path is None:
+        return importlib.util.find_spec("pydantic_evals") is not None
+    return os.path.isdir(os.path.join(path, "pydantic_evals"))
+
+
+def measure_peers(
+    spawner: Spawner, suite: str, scratch: str, repeat: int, peer_path: str | None = None
+) -> dict[str, Any]:
     """The harness (writing the artifacts CI keeps, then every output) and pydantic-evals on
     the same suite: per-case cost, wall times and peak RSS of each (None: not installed).
 
-    The peer's run of the whole suite is timed once: it is the slow one.
+    The peer's packages are in `peer_path` (or, without it, in this environment). The peer's
+    run of the whole suite is timed once: it is the slow one.
     """
     suites = (_first_case(suite, scratch), suite)
     rows: dict[str, Any] = {"cases": len(os.listdir(suite))}
@@ -83,11 +92,14 @@ def measure_peers(spawner: Spawner, suite: str, scratch: str, repeat: int) -> di
         rows[f"harness: {output}"] = _per_case(
             spawner, [*argv, "--suite"], suites, (repeat, repeat)
         )
-    if importlib.util.find_spec("pydantic_evals") is None:
+    if not _peer_installed(peer_path):
         rows[PEER] = None
-    else:
-        rows["peer_version"] = importlib.metadata.version(PEER)
-        rows[PEER] = _per_case(spawner, [sys.executable, _PEER_SCRIPT], suites, (repeat, 1))
+        return rows
+    where = [peer_path] if peer_path else sys.path
+    peer = next(iter(importlib.metadata.distributions(name=PEER, path=where)))
+    rows["peer_version"] = peer.version
+    argv = [sys.executable, _PEER_SCRIPT, *(["--path", peer_path] if peer_path else [])]
+    rows[PEER] = _per_case(spawner, argv, suites, (repeat, 1))
     return rows
 
 
