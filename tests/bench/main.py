@@ -35,14 +35,27 @@ START_CASES = 10
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
-    parser.add_argument("--cases", type=int, default=10_000, help="the targets' suite size")
+    parser.add_argument(
+        "--cases", type=int, default=10_000, help="the targets' suite size (default: %(default)s)"
+    )
     parser.add_argument(
         "--huge", type=int, help="the suite that must complete (default: ten times --cases)"
     )
     parser.add_argument("--quick", action="store_true", help="skip the --huge run")
-    parser.add_argument("--sizes", default="1000", help="more suite sizes for the run figures")
-    parser.add_argument("--repeat", type=int, default=5, help="repeats per figure (median)")
-    parser.add_argument("--slow-cases", type=int, default=200, help="cases for the jobs figures")
+    parser.add_argument(
+        "--sizes",
+        default="1000",
+        help="more suite sizes for the run figures (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=5,
+        help="repeats per figure, the median kept (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--slow-cases", type=int, default=200, help="cases of the slow agent (default: %(default)s)"
+    )
     parser.add_argument(
         "--peer-path", help="a folder holding pydantic-evals, installed apart (default: here)"
     )
