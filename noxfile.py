@@ -166,7 +166,7 @@ def bench(session: nox.Session) -> None:
     cases; `-- --help` lists the other options.
     """
     session.install(".")
-    peers = os.path.join(session.create_tmp(), "peers")
+    peers = os.path.join(os.path.abspath(session.create_tmp()), "peers")
     session.install("--target", peers, "pydantic-evals", "pydantic-ai-slim")
     # Start-up is measured as users get it: with bytecode compiled, as pip does at install
     # (uv and PYTHONDONTWRITEBYTECODE=1 environments would otherwise recompile every import).

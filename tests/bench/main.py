@@ -128,7 +128,9 @@ def _measure(spawner: Spawner, scratch: str, args: argparse.Namespace) -> dict[s
     slow, echo = suite("echo", args.slow_cases), suite("echo", cases)
     results["jobs"] = measure_jobs(spawner, scratch, slow, echo, repeat)
     results["reuse"] = measure_reuse(spawner, scratch, args.reuse_cases, args.reuse_start)
-    results["peers"] = measure_peers(spawner, echo, scratch, repeat, args.peer_path)
+    # The runs start in the scratch folder: a relative path would lead nowhere from there.
+    peer_path = os.path.abspath(args.peer_path) if args.peer_path else None
+    results["peers"] = measure_peers(spawner, echo, scratch, repeat, peer_path)
     return results
 
 
