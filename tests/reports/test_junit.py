@@ -415,3 +415,15 @@ def test_what_the_agent_printed_follows_the_trace_in_system_out() -> None:
     assert out.endswith("\ncaptured stdout:\nloaded 3 tools\n")
     assert out.startswith("tool calls: 0")
     assert testcase.findtext("system-err") == "warning: slow\n"
+
+
+def test_a_run_counts_its_skipped_cases_in_the_testsuite(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """The file `harness run` streams says how many cases were skipped, as the whole one does."""
+    write_fixture("a.json", echo_trace(model_name="runs"))
+    suite = write_fixture("b.json", echo_trace(model_name="later", skip="not yet")).parent
+    junit = tmp_path / "r.junit.xml"
+    assert main(["run", "--suite", str(suite), "--junit", str(junit)]) == 0
+    (testsuite,) = parse(junit.read_bytes()).iter("testsuite")
+    assert (testsuite.get("tests"), testsuite.get("skipped")) == ("2", "1")
