@@ -12,6 +12,7 @@ from harness.fixtures.format import Case
 from harness.fixtures.identity import case_hash, case_id
 from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 from harness.fixtures.refs import CaseRef
+from harness.grading.evidence import wire_refusals
 from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import ModelProvider, Observer
@@ -24,6 +25,7 @@ from harness.replay.agent import Agent
 from harness.replay.context import CaseContext, Endpoint
 from harness.replay.driver import converse, escaped, within
 from harness.replay.provider import ReplayProvider
+from harness.replay.spans import uncaptured
 from harness.replay.tools import ToolRegistry
 from harness.replay.workspace import Workspace
 from harness.reports.model import CaseReport
@@ -76,8 +78,6 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
         if wire is not None:
             problems = list(wire.problems)
             if endpoint.span_join is not None:  # tool spans: what the spans cannot grade
-                from harness.replay.spans import uncaptured
-
                 problems.extend(uncaptured(case.expects, endpoint.span_join))
             error = _wire_error(problems, error)
             error = error or _refused(case, wire.protocols, setup)
@@ -206,7 +206,7 @@ def _failure(exc: Exception) -> tuple[str, str | None]:
 
 
 def _formatted(exc: BaseException) -> str:
-    import traceback  # only a crashed case needs it
+    import traceback  # deferred: every run loads this module, only a crashed case needs it
 
     return "".join(traceback.format_exception(exc))
 
@@ -222,8 +222,6 @@ def _wire_error(problems: list[str], error: str | None) -> str | None:
 
 def _refused(case: Case, protocols: frozenset[str], setup: Setup) -> str | None:
     """Why the case cannot be graded over the wire (an expectation it cannot observe)."""
-    from harness.grading.evidence import wire_refusals
-
     mode = "agent_command" if setup.agent_command else "the agent used its context's base_url"
     refused = wire_refusals(case.expects, protocols, mode, tool_spans=setup.tool_spans)
     return "; ".join(reason for _, reason in refused) or None
@@ -233,6 +231,7 @@ def _build_agent(
     setup: Setup, case: Case, provider: ModelProvider, workspace: Workspace, endpoint: Endpoint
 ) -> Agent:
     if setup.agent_command:
+        # Deferred: the subprocess agents' imports would slow the start of in-process runs.
         from harness.pipeline.agent_pool import command_agent
 
         return command_agent(setup, case, endpoint, workspace)

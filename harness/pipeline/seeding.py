@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.fixtures.format import Case
 from harness.replay.workspace import Workspace
+from harness.replay.workspace_files import seed
 
 __all__ = ["prepare"]
 
@@ -16,8 +17,6 @@ def prepare(case: Case, workspace: Workspace) -> tuple[str, str | None, None]:
     """
     setup = case.trace.setup
     if setup is not None and setup.workspace_files:
-        from harness.replay.workspace_files import seed
-
         try:
             seed(workspace, setup.workspace_files)
         except (OSError, ValueError) as exc:
