@@ -13,9 +13,9 @@ from harness.reports.artifact import BASELINE, HTML, JSON_REPORT, JUNIT, check_o
 
 __all__ = [
     "AUTO_JOBS",
+    "CLI_REFERENCE",
     "EXIT_STATUSES",
     "MAX_COUNT",
-    "README_SECTION",
     "check_outputs",
     "jobs",
     "names",
@@ -26,7 +26,7 @@ __all__ = [
     "typed",
 ]
 
-README_SECTION = "docs/cli.md, the command line"
+CLI_REFERENCE = "docs/cli.md, the command line"
 """Where the full command-line reference lives."""
 
 EXIT_STATUSES = f"""\
@@ -38,7 +38,7 @@ exit status:
   130  stopped by SIGINT (Ctrl-C), after reporting the cases that finished
   143  stopped by SIGTERM, likewise
 
-Reference: {README_SECTION}."""
+Reference: {CLI_REFERENCE}."""
 """The epilog of `harness --help` and of each subcommand's help."""
 
 

@@ -43,7 +43,7 @@ def command_agent(setup: Setup, case: Case, endpoint: Endpoint, workspace: Works
         return _reused_agent(setup, case, endpoint, workspace)
     key = endpoint.open().api_key
     env = {**_env(endpoint, key), "HARNESS_CASE": case.name}
-    if workspace.created:  # made by `prepare` for a case that needs one
+    if workspace.created:  # made by `ready_workspace` for a case that needs one
         env["HARNESS_WORKSPACE"] = workspace.path
     return AgentProcess(setup.agent_command, env, setup.root, memory_mb=setup.memory_mb)
 

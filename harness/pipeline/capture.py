@@ -50,7 +50,7 @@ class Captured(msgspec.Struct, frozen=True, kw_only=True):
     """Characters written to stdout in all (more than `stdout` holds when it was cut)."""
     stderr_chars: int = 0
 
-    def over(self, limit: int) -> str | None:
+    def overflow_error(self, limit: int) -> str | None:
         """Why the case errors for writing more than `limit` characters, or None."""
         streams = [
             f"{chars} characters to {name}"

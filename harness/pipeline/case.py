@@ -17,7 +17,7 @@ from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import ModelProvider, Observer
 from harness.pipeline.capture import Capture, Captured
-from harness.pipeline.seeding import prepare
+from harness.pipeline.seeding import ready_workspace
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.pipeline.watchdog import on_timer
 from harness.recording import FanOut, ObservedProvider, RecordingObserver, RunRecord
@@ -67,11 +67,11 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             case.name, provider, observer, lambda: replay.turn, tool_spans_grace_s=grace
         )
         try:
-            final_response, error, trace = prepare(case, workspace)
+            final_response, error, traceback_text = ready_workspace(case, workspace)
             if error is None:
                 with capture or contextlib.nullcontext():
                     played = _play(case, setup, provider, replay, workspace, endpoint)
-                final_response, error, trace = played
+                final_response, error, traceback_text = played
         finally:
             wire = endpoint.close()
         requests: tuple[Any, ...] = ()
@@ -97,17 +97,17 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
                 grades, error = (), str(exc)
             except ExtensionError as exc:
                 grades, error = (), str(exc)
-                trace = _formatted(exc.__cause__ or exc)
+                traceback_text = _formatted(exc.__cause__ or exc)
     output = capture.result if capture is not None else Captured()
     if error is None:  # still graded: the grades show, the case errors for the flood
-        error = output.over(setup.output_limit)
+        error = output.overflow_error(setup.output_limit)
     return published(
         CaseReport(
             name=case.name,
             source=case.source,
             grades=grades,
             error=error,
-            traceback=trace,
+            traceback=traceback_text,
             record=record,
             duration=time.perf_counter() - started,
             stdout=redact(output.stdout),

@@ -6,10 +6,10 @@ from harness.fixtures.format import Case
 from harness.replay.workspace import Workspace
 from harness.replay.workspace_files import seed
 
-__all__ = ["prepare"]
+__all__ = ["ready_workspace"]
 
 
-def prepare(case: Case, workspace: Workspace) -> tuple[str, str | None, None]:
+def ready_workspace(case: Case, workspace: Workspace) -> tuple[str, str | None, None]:
     """Seed `setup.workspace_files`, and make the folder of a case that grades one.
 
     A case with `expects.workspace` always has a folder to grade, even if its agent writes
