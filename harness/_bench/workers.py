@@ -20,7 +20,7 @@ SLOW_AGENT_MS = 20
 
 _SLOW_AGENT = f"""
 import time
-from harness import ReferenceAgent
+from harness.replay.agent import ReferenceAgent
 
 class _Slow:
     def __init__(self, agent):

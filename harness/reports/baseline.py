@@ -18,6 +18,7 @@ reported.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -312,8 +313,6 @@ def write_marked_junit(path: str, junit: bytes, flips: Iterable[CaseFlip]) -> No
     `flips` follow the document's testcases, one each, in order: the JUnit names are cleaned
     and told apart, so a case is found by its place, never by its name.
     """
-    import xml.etree.ElementTree as ET
-
     root = ET.fromstring(junit)
     for testcase, case in zip(root.iter("testcase"), flips, strict=True):
         if case.flip not in _MARKED:
