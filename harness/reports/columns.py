@@ -7,6 +7,8 @@ text left-aligned (a cell is never read as a number), no line ending in a space.
 
 What is not a row (a failed check under its case, an error line) and color are the caller's:
 both are added once the lines are laid out, so escape codes never count toward a width.
+A width counts characters; tabulate counts columns on screen (wide CJK characters, emoji)
+only when the optional `wcwidth` package is installed, which harness does not require.
 """
 
 from __future__ import annotations
