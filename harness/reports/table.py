@@ -104,10 +104,11 @@ def _unknown_tools(case: CaseReport) -> list[str]:
 
 
 def _details(case: CaseReport, failed: tuple[GradeResult, ...]) -> list[str]:
+    """The lines under a case's row (no trailing space, even for an empty detail)."""
     if case.skipped is not None:
-        return [f"{_INDENT}skipped: {printable(case.skipped)}"]
-    if case.error is not None:
-        return [f"{_INDENT}error: {printable(error_summary(case.error, ERROR_LIMIT))}"]
-    return [
-        f"{_INDENT}{FAIL} {printable(grade.check)}: {printable(grade.detail)}" for grade in failed
-    ]
+        lines = [f"skipped: {printable(case.skipped)}"]
+    elif case.error is not None:
+        lines = [f"error: {printable(error_summary(case.error, ERROR_LIMIT))}"]
+    else:
+        lines = [f"{FAIL} {printable(grade.check)}: {printable(grade.detail)}" for grade in failed]
+    return [(_INDENT + line).rstrip() for line in lines]
