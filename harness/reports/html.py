@@ -231,7 +231,7 @@ def _header(document: ReportDocument, title: str, comparison: Comparison | None)
         f'<dl class="facts">{rows}</dl>',
     ]
     if comparison is not None:
-        lines = "".join(f"<li>{escape(line)}</li>" for line in comparison.render().splitlines())
+        lines = "".join(f"<li>{escape(line)}</li>" for line in comparison.summary())
         parts.append(f'<section id="baseline"><h2>Against the baseline</h2><ul>{lines}</ul>')
         parts.append("</section>")
     return "\n".join(parts)

@@ -99,7 +99,7 @@ def check_command(args: argparse.Namespace) -> int:
 
 def render_check(report: CheckReport) -> str:
     """The check report as text: findings, balance, then mutation strength per fixture."""
-    from tabulate import tabulate  # deferred: as above
+    from harness.reports.columns import lay_out  # deferred: as above
 
     lines = []
     if report.findings:
@@ -107,10 +107,7 @@ def render_check(report: CheckReport) -> str:
             (f.severity, f.rule, printable(f.file), f.location or "", printable(f.message))
             for f in report.findings
         ]
-        lines += [
-            tabulate(rows, headers=["", "rule", "file", "where", "finding"], tablefmt="simple"),
-            "",
-        ]
+        lines += [*lay_out(["", "rule", "file", "where", "finding"], rows), ""]
     for balance in report.balances:
         lines.append(
             f"{balance.suite}: {balance.positive} positive, {balance.negative} negative, "
@@ -127,7 +124,7 @@ def render_check(report: CheckReport) -> str:
         for s in report.strengths
     ]
     headers = ["fixture", "kind", "killed", "score", "surviving mutants"]
-    lines += ["", tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True), ""]
+    lines += ["", *lay_out(headers, rows), ""]
     hinted = [s for s in report.strengths if s.hints]
     if hinted:
         lines.append("how to make them stronger:")
