@@ -22,7 +22,13 @@ one scripted model reply; a *call* is one recorded tool call; a *record* is what
 did; a *check* is one graded item; a *report* is results rendered; an *artifact* is a report
 written to a file.
 
-Names are loaded on first use, so `import harness` itself costs almost nothing.
+The public face is what a Python caller needs: the extension Protocols (`Agent`, `Tool`,
+`ModelProvider`, `Observer`, `Grader`) and the values they take and give, `load_suite` and
+`run_suite` with what they take and give, and the errors a caller can meet. The imports under
+`TYPE_CHECKING` below are its one table: type checkers read them, and `__getattr__` reads
+them (once, from this file) to load each name from its module on first use, so that
+`import harness` itself loads nothing else (an agent run as a subprocess imports
+`harness.agent_io`, and with it this file, in its own interpreter).
 """
 
 from __future__ import annotations
@@ -31,123 +37,76 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.errors import (
-        AgentError,
-        ArtifactError,
-        CaseError,
-        CaseTimeout,
-        ConfigError,
-        ExtensionError,
-        FixtureError,
-        HarnessError,
-        HistoryError,
-        MergeError,
-        ReplayError,
-        SuiteError,
-        UsageError,
-    )
-    from harness.fixtures.suite import Suite, load_suite
-    from harness.grading.result import GradeContext, Grader, GradeResult
-    from harness.messages import (
-        Event,
-        Message,
-        ModelProvider,
-        ModelReplied,
-        ModelReply,
-        Observer,
-        RecordedCall,
-        ToolCall,
-        ToolDispatched,
-        ToolSpec,
-        Usage,
-    )
-    from harness.pipeline.dispatch import run_suite
-    from harness.pipeline.setup import AgentFactory, Setup
-    from harness.recording import RunRecord
-    from harness.replay.agent import Agent, ReferenceAgent
-    from harness.replay.context import CaseContext
-    from harness.replay.tools import EchoTool, Tool, ToolOutput, ToolRegistry
-    from harness.reports.model import CaseReport, SuiteReport
-    from harness.version import __version__
+    from harness.errors import AgentError as AgentError
+    from harness.errors import CaseError as CaseError
+    from harness.errors import CaseTimeout as CaseTimeout
+    from harness.errors import ConfigError as ConfigError
+    from harness.errors import FixtureError as FixtureError
+    from harness.errors import HarnessError as HarnessError
+    from harness.errors import ReplayError as ReplayError
+    from harness.errors import SuiteError as SuiteError
+    from harness.fixtures.format import Case as Case
+    from harness.fixtures.suite import Suite as Suite
+    from harness.fixtures.suite import load_suite as load_suite
+    from harness.grading.result import GradeContext as GradeContext
+    from harness.grading.result import Grader as Grader
+    from harness.grading.result import GradeResult as GradeResult
+    from harness.messages import Event as Event
+    from harness.messages import Message as Message
+    from harness.messages import ModelProvider as ModelProvider
+    from harness.messages import ModelReplied as ModelReplied
+    from harness.messages import ModelReply as ModelReply
+    from harness.messages import Observer as Observer
+    from harness.messages import RecordedCall as RecordedCall
+    from harness.messages import ToolCall as ToolCall
+    from harness.messages import ToolDispatched as ToolDispatched
+    from harness.messages import ToolSpec as ToolSpec
+    from harness.messages import Usage as Usage
+    from harness.pipeline.dispatch import run_suite as run_suite
+    from harness.pipeline.setup import AgentFactory as AgentFactory
+    from harness.pipeline.setup import Setup as Setup
+    from harness.recording import RunRecord as RunRecord
+    from harness.replay.agent import Agent as Agent
+    from harness.replay.context import CaseContext as CaseContext
+    from harness.replay.plugin import ToolsFactory as ToolsFactory
+    from harness.replay.tools import Tool as Tool
+    from harness.replay.tools import ToolOutput as ToolOutput
+    from harness.replay.tools import ToolRegistry as ToolRegistry
+    from harness.reports.model import CaseReport as CaseReport
+    from harness.reports.model import SuiteReport as SuiteReport
+    from harness.version import __version__ as __version__
 
-__all__ = [
-    "Agent",
-    "AgentError",
-    "AgentFactory",
-    "ArtifactError",
-    "CaseContext",
-    "CaseError",
-    "CaseReport",
-    "CaseTimeout",
-    "ConfigError",
-    "EchoTool",
-    "Event",
-    "ExtensionError",
-    "FixtureError",
-    "GradeContext",
-    "GradeResult",
-    "Grader",
-    "HarnessError",
-    "HistoryError",
-    "MergeError",
-    "Message",
-    "ModelProvider",
-    "ModelReplied",
-    "ModelReply",
-    "Observer",
-    "RecordedCall",
-    "ReferenceAgent",
-    "ReplayError",
-    "RunRecord",
-    "Setup",
-    "Suite",
-    "SuiteError",
-    "SuiteReport",
-    "Tool",
-    "ToolCall",
-    "ToolDispatched",
-    "ToolOutput",
-    "ToolRegistry",
-    "ToolSpec",
-    "Usage",
-    "UsageError",
-    "__version__",
-    "load_suite",
-    "run_suite",
-]
+    __all__: list[str]  # the names above, sorted, built by `__getattr__`
+else:  # hidden from type checkers, which would take any name `__getattr__` may give
 
-_HOMES = {
-    "harness.errors": (
-        "AgentError ArtifactError CaseError CaseTimeout ConfigError ExtensionError FixtureError "
-        "HarnessError HistoryError MergeError ReplayError SuiteError UsageError"
-    ),
-    "harness.fixtures.suite": "Suite load_suite",
-    "harness.grading.result": "GradeContext GradeResult Grader",
-    "harness.messages": (
-        "Event Message ModelProvider ModelReplied ModelReply Observer RecordedCall ToolCall "
-        "ToolDispatched ToolSpec Usage"
-    ),
-    "harness.pipeline.setup": "AgentFactory Setup",
-    "harness.pipeline.dispatch": "run_suite",
-    "harness.recording": "RunRecord",
-    "harness.replay.agent": "Agent ReferenceAgent",
-    "harness.replay.context": "CaseContext",
-    "harness.replay.tools": "EchoTool Tool ToolOutput ToolRegistry",
-    "harness.reports.model": "CaseReport SuiteReport",
-    "harness.version": "__version__",
-}
-_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
+    def __getattr__(name: str) -> Any:
+        """Import a public name's module on first use (PEP 562); `__all__` lists them."""
+        if name == "__all__":
+            value: Any = sorted(_homes())
+        elif (module := _homes().get(name)) is not None:
+            value = getattr(importlib.import_module(module), name)
+        else:
+            raise AttributeError(f"module 'harness' has no attribute {name!r}")
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_homes()})
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use (PEP 562)."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+_home: dict[str, str] = {}
+"""Each public name's module, read from the table above on first use."""
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+def _homes() -> dict[str, str]:
+    if not _home:
+        import ast  # deferred: read once, on the first public name used
+
+        with open(__file__, encoding="utf-8") as source:
+            body = ast.parse(source.read()).body
+        table = next(node for node in body if isinstance(node, ast.If))
+        for node in table.body:
+            if isinstance(node, ast.ImportFrom):
+                names = node.names
+                _home.update((alias.asname or alias.name, str(node.module)) for alias in names)
+    return _home

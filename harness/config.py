@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import tomllib
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from harness.errors import ConfigError
+from harness.fixtures.diagnosis import describe_validation
 from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
@@ -157,8 +159,6 @@ def _section(path: str) -> dict[str, Any]:
         raise ConfigError(path, None, f"cannot read: {exc.strerror or exc}") from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(path, None, f"is over {MAX_CONFIG_BYTES} bytes: not a pyproject.toml")
-    import tomllib  # only a run that has a pyproject.toml pays for the parser
-
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -176,8 +176,6 @@ def _section(path: str) -> dict[str, Any]:
 
 def _describe(message: str) -> tuple[str, str]:
     """`[tool.harness].key` and the reason, from a msgspec validation error."""
-    from harness.fixtures.diagnosis import describe_validation
-
     fields = Config.__struct_fields__
     path, reason = describe_validation(message, fields)
     key = path.removeprefix("$").removeprefix(".")

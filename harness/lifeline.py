@@ -53,7 +53,7 @@ def tied() -> Callable[[], None]:
 @functools.cache
 def _libc() -> Any:
     """The C library, for `prctl` (None where it cannot be loaded)."""
-    import ctypes
+    import ctypes  # deferred: only runs that fork or start processes load it
 
     try:
         return ctypes.CDLL(None, use_errno=True)

@@ -13,7 +13,8 @@ import subprocess
 import sys
 from typing import Any
 
-from harness import CaseContext, ReferenceAgent
+from harness import CaseContext
+from harness.replay.agent import ReferenceAgent
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(300)"]
 

@@ -159,7 +159,7 @@ def test_working_extensions_add_their_grades() -> None:
 
 SLOW_AGENT = """
 import os, time
-from harness import ReferenceAgent
+from harness.replay.agent import ReferenceAgent
 
 class Slow:
     def __init__(self, inner):

@@ -1,73 +1,102 @@
-"""The public API: a small, pinned, lazily loaded face."""
+"""The public face: a small, pinned, lazily loaded set of names."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
 import pytest
 
 import harness
+from harness import errors
 
 PUBLIC = {
+    # The extension Protocols and the values they take and give.
     "Agent",
-    "AgentError",
     "AgentFactory",
-    "ArtifactError",
+    "Case",
     "CaseContext",
-    "CaseError",
-    "CaseReport",
-    "CaseTimeout",
-    "ConfigError",
-    "EchoTool",
     "Event",
-    "ExtensionError",
-    "FixtureError",
     "GradeContext",
     "GradeResult",
     "Grader",
-    "HarnessError",
-    "HistoryError",
-    "MergeError",
     "Message",
     "ModelProvider",
     "ModelReplied",
     "ModelReply",
     "Observer",
     "RecordedCall",
-    "ReferenceAgent",
-    "ReplayError",
     "RunRecord",
     "Setup",
-    "Suite",
-    "SuiteError",
-    "SuiteReport",
     "Tool",
     "ToolCall",
     "ToolDispatched",
     "ToolOutput",
     "ToolRegistry",
     "ToolSpec",
+    "ToolsFactory",
     "Usage",
-    "UsageError",
-    "__version__",
+    # Loading and running a suite, and what that gives.
+    "CaseReport",
+    "Suite",
+    "SuiteReport",
     "load_suite",
     "run_suite",
+    # The errors a Python caller, or its agent, tools and graders, can meet.
+    "AgentError",
+    "CaseError",
+    "CaseTimeout",
+    "ConfigError",
+    "FixtureError",
+    "HarnessError",
+    "ReplayError",
+    "SuiteError",
+    "__version__",
 }
+
+COMMAND_LINE_ONLY = {"ArtifactError", "HistoryError", "MergeError", "UsageError"}
+"""Errors only the command line meets: a report file, the history, a merge, a flag."""
 
 
 def test_public_names_are_pinned() -> None:
-    """Adding or removing a public name is a deliberate change."""
+    """Adding or removing a public name is a deliberate change; `__all__` is sorted."""
     assert set(harness.__all__) == PUBLIC
-    assert harness.__all__ == sorted(harness.__all__, key=lambda name: (name[0].islower(), name))
+    assert harness.__all__ == sorted(PUBLIC)
 
 
-def test_every_public_name_resolves_and_unknown_names_do_not() -> None:
-    """Each name in __all__ loads from its module; anything else is an AttributeError."""
-    for name in harness.__all__:
-        assert getattr(harness, name) is not None
-    with pytest.raises(AttributeError, match="surely_not_public"):
-        harness.surely_not_public  # noqa: B018
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_each_public_name_is_the_object_of_its_home_module(name: str) -> None:
+    """A public name is the very object its module defines, not a copy or a stand-in."""
+    value = getattr(harness, name)
+    home = harness._homes()[name]
+    assert value is getattr(importlib.import_module(home), name)
+    assert name in dir(harness)
+
+
+def test_unknown_and_dropped_names_are_attribute_errors() -> None:
+    """A name off the face, such as a command-line-only error, is not found on it."""
+    for name in ("surely_not_public", "ReferenceAgent", "EchoTool", *COMMAND_LINE_ONLY):
+        with pytest.raises(AttributeError, match=name):
+            getattr(harness, name)
+
+
+def test_the_face_holds_the_error_tree_but_the_command_line_errors() -> None:
+    """Every exported error is a `HarnessError`; every other one is command-line only, or
+    never leaves the harness (a grader's failure, a refused wire request, an unreadable file
+    become a case's or a fixture's error)."""
+    tree = {name for name in errors.__all__ if name in PUBLIC}
+    kept_inside = {"ExtensionError", "WireRequestError", "UnreadableFile"}
+    assert set(errors.__all__) - tree - kept_inside == COMMAND_LINE_ONLY
+    for name in tree:
+        assert issubclass(getattr(harness, name), harness.HarnessError)
+
+
+def test_star_import_gives_the_face() -> None:
+    """`from harness import *` binds exactly the public names."""
+    code = "from harness import *; print(' '.join(sorted(n for n in dir() if n[:2] != '__')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert set(out.stdout.split()) == PUBLIC - {"__version__"}
 
 
 def test_import_harness_loads_no_heavy_module() -> None:
@@ -75,7 +104,7 @@ def test_import_harness_loads_no_heavy_module() -> None:
     code = (
         "import sys, harness; "
         "print(' '.join(sorted(m for m in sys.modules if m.startswith(('harness', 'msgspec', "
-        "'tabulate', 'junit_xml', 're2')))))"
+        "'tabulate', 'junit_xml', 're2', 'ast')))))"
     )
     loaded = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

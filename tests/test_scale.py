@@ -117,7 +117,7 @@ def test_jobs_with_a_project_agent(capsys: pytest.CaptureFixture[str], tmp_path:
 
 CRASHING = """
 import os
-from harness import ReferenceAgent
+from harness.replay.agent import ReferenceAgent
 
 class Agent:
     def __init__(self, inner):

@@ -6,13 +6,16 @@ import argparse
 import os
 from collections.abc import Iterable, Iterator
 
+from harness._cli.last_failed import cache_path
+from harness.config import MAX_SECONDS
 from harness.errors import UsageError
+from harness.reports.artifact import BASELINE, HTML, JSON_REPORT, JUNIT, check_output
 
 __all__ = [
     "AUTO_JOBS",
+    "CLI_REFERENCE",
     "EXIT_STATUSES",
     "MAX_COUNT",
-    "README_SECTION",
     "check_outputs",
     "jobs",
     "names",
@@ -23,7 +26,7 @@ __all__ = [
     "typed",
 ]
 
-README_SECTION = "docs/cli.md, the command line"
+CLI_REFERENCE = "docs/cli.md, the command line"
 """Where the full command-line reference lives."""
 
 EXIT_STATUSES = f"""\
@@ -35,7 +38,7 @@ exit status:
   130  stopped by SIGINT (Ctrl-C), after reporting the cases that finished
   143  stopped by SIGTERM, likewise
 
-Reference: {README_SECTION}."""
+Reference: {CLI_REFERENCE}."""
 """The epilog of `harness --help` and of each subcommand's help."""
 
 
@@ -75,8 +78,6 @@ def jobs(text: str) -> int:
 
 def seconds(text: str) -> float:
     """A finite number of seconds > 0 (at most `MAX_SECONDS`: a bound every timer holds)."""
-    from harness.config import MAX_SECONDS
-
     try:
         value = float(text)
     except ValueError:
@@ -141,8 +142,6 @@ def check_outputs(
             `.json` file in the suite folder, or the same file as another output (or as
             `--baseline`, which it would overwrite).
     """
-    from harness.reports.artifact import BASELINE, HTML, JSON_REPORT, JUNIT, check_output
-
     if args.baseline == "":  # an unset variable in CI: never a run without its gate, unsaid
         raise UsageError("--baseline: the path is empty")
     known = {os.path.realpath(path): what for path, what in _inputs(config, histories) if path}
@@ -178,8 +177,6 @@ def check_outputs(
 def _inputs(
     config: str | None, histories: Iterable[str | None]
 ) -> Iterator[tuple[str | None, str]]:
-    from harness._cli.last_failed import cache_path
-
     yield config, "the config"
     for history in histories:
         if history:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from harness._cli import guard
+from harness._cli.arguments import EXIT_STATUSES
 from harness._cli.commands.run import LIVE_MODE_MESSAGE
+from harness._cli.pipe import reader_gone
 from harness.errors import HarnessError, UsageError
 from harness.pipeline.interrupt import exit_status, signal_name
 from harness.text import complain
@@ -67,10 +70,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     With `only`, just that subcommand is registered: a run need not import and build the
     others (every argparse argument costs a formatter check).
     """
-    import importlib
-
-    from harness._cli.arguments import EXIT_STATUSES
-
     parser = _Parser(
         prog="harness",
         description="Replay agent trace fixtures and grade them.",
@@ -148,7 +147,5 @@ def _flushed(status: int) -> int:
 
 def _reader_gone(status: int) -> int:
     """`status`, with stdout silenced: its reader went away."""
-    from harness._cli.pipe import reader_gone
-
     reader_gone()
     return status

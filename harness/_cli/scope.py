@@ -7,7 +7,11 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import msgspec
+
+from harness._cli.last_failed import last_failed
 from harness.errors import UsageError
+from harness.fixtures.selection import keyword_matcher, select_cases, select_paths
 from harness.text import complain
 
 if TYPE_CHECKING:
@@ -52,9 +56,7 @@ def apply_selection(suite: Suite, args: argparse.Namespace, cache: str) -> Suite
         UsageError: An expression or path is bad, or the selection leaves no case.
     """
     if not (args.paths or args.keyword is not None or args.last_failed):
-        return suite  # nothing selects: nothing more is imported
-    from harness.fixtures.selection import keyword_matcher, select_cases, select_paths
-
+        return suite
     applied: list[str] = []
     if args.paths:
         chosen = select_paths(suite, args.paths)
@@ -74,9 +76,6 @@ def apply_selection(suite: Suite, args: argparse.Namespace, cache: str) -> Suite
 
 
 def _last_failed(suite: Suite, cache: str, applied: list[str]) -> Suite:
-    from harness._cli.last_failed import last_failed
-    from harness.fixtures.selection import select_cases
-
     names = last_failed(cache, suite.directory)
     if names is None:
         complain(
@@ -94,6 +93,4 @@ def _last_failed(suite: Suite, cache: str, applied: list[str]) -> Suite:
 
 
 def _selected(suite: Suite, selection: str) -> Suite:
-    import msgspec
-
     return msgspec.structs.replace(suite, selection=selection)

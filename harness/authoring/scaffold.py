@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from harness.authoring.pin import Pin, installed_pin
 from harness.errors import ConfigError, UsageError
+from harness.fixtures.format import LlmTrace
+from harness.fixtures.json_schema import schema_text
 from harness.reports.artifact import write_atomic
 
 __all__ = [
@@ -183,9 +185,6 @@ def _template(name: str, pin: str) -> str:
 
 
 def _fixture_schema() -> str:
-    from harness.fixtures.format import LlmTrace
-    from harness.fixtures.json_schema import schema_text
-
     return schema_text(LlmTrace)
 
 

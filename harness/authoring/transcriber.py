@@ -32,8 +32,14 @@ from harness.grading.result import GradeResult
 from harness.masking import without_held
 from harness.pipeline.case import run_case
 from harness.pipeline.setup import Setup
-from harness.recording import RunRecord
+from harness.recording import RecordingObserver, RunRecord
+from harness.replay.context import CaseContext
+from harness.replay.driver import converse
+from harness.replay.process import AgentProcess
 from harness.replay.proxy import PLACEHOLDER_KEY, Exchange, ProxyServer
+from harness.replay.tools import ToolRegistry
+from harness.replay.workspace import Workspace
+from harness.reports.artifact import write_atomic
 
 __all__ = ["Recorded", "record"]
 
@@ -198,8 +204,6 @@ def _schema(out: str) -> str | None:
 
 def _play(setup: Setup, proxy: ProxyServer, name: str, inputs: Sequence[str]) -> list[int]:
     """Play the turns to the agent; the number of exchanges made by the end of each turn."""
-    from harness.replay.driver import converse
-
     boundaries: list[int] = []
 
     class _Turns:
@@ -242,13 +246,7 @@ def _agent(setup: Setup, proxy: ProxyServer, name: str) -> Any:
         "HARNESS_CASE": name,
     }
     if setup.agent_command:
-        from harness.replay.process import AgentProcess
-
         return AgentProcess(setup.agent_command, env, setup.root)
-    from harness.recording import RecordingObserver
-    from harness.replay.context import CaseContext
-    from harness.replay.tools import ToolRegistry
-    from harness.replay.workspace import Workspace
 
     endpoint = _ProxyEndpoint(proxy)
     context = CaseContext(
@@ -358,8 +356,6 @@ def _encodable(text: str) -> str:
 
 
 def _write(path: str, text: str) -> None:
-    from harness.reports.artifact import write_atomic
-
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     write_atomic(path, text.encode())

@@ -11,7 +11,11 @@ from collections.abc import Callable, Iterator
 
 from harness.fixtures.format import Case, Expects, PayloadExpect
 from harness.fixtures.pattern import compile_pattern, has_unicode_word_char
+from harness.grading.budget import grade_budget
+from harness.grading.requests import grade_requests
+from harness.grading.response_json import grade_response_json
 from harness.grading.result import GradeContext, GradeResult
+from harness.grading.side_effects import grade_workspace
 from harness.messages import RecordedCall
 from harness.recording import RunRecord
 from harness.text import quote, quote_list
@@ -41,20 +45,12 @@ def evaluate_expects(
     context = context or GradeContext()
     grades = list(_grades(expects, record))
     if expects.response_json:
-        from harness.grading.response_json import grade_response_json
-
         grades += grade_response_json(expects.response_json, record.final_response)
     if expects.workspace is not None:
-        from harness.grading.side_effects import grade_workspace
-
         grades += grade_workspace(expects.workspace, context.workspace)
     if expects.budget is not None:
-        from harness.grading.budget import grade_budget
-
         grades += grade_budget(expects.budget, record, context)
     if expects.requests is not None:
-        from harness.grading.requests import grade_requests  # only wire fixtures declare them
-
         grades += grade_requests(expects.requests, record.requests)
     return tuple(grades)
 

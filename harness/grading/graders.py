@@ -19,6 +19,7 @@ from harness.grading.requests import RequestsGrader
 from harness.grading.response_json import ResponseJsonGrader
 from harness.grading.result import CATEGORIES, GradeContext, Grader, GradeResult
 from harness.grading.side_effects import WorkspaceGrader
+from harness.text import truncate
 
 if TYPE_CHECKING:
     from harness.fixtures.format import Case
@@ -89,8 +90,6 @@ def _well_formed(result: object) -> bool:
 
 def _shown(value: object) -> str:
     """`value` as an error may quote it: its repr, cut short."""
-    from harness.text import truncate
-
     try:
         text = repr(value)
     except Exception as exc:  # a repr that raises is the grader's bug, not ours

@@ -74,7 +74,7 @@ def _write_failure(path: str) -> str:
     except OSError:
         pass
     try:
-        import resource  # POSIX only
+        import resource  # deferred: POSIX only
 
         limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
         if limit != resource.RLIM_INFINITY:

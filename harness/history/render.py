@@ -12,6 +12,7 @@ from harness.history.trend_model import (  # MV-PRUNE
     Status,
     Trend,
 )
+from harness.reports.columns import lay_out
 from harness.reports.html import page_part, policy
 from harness.text import markdown, printable
 
@@ -147,25 +148,19 @@ def _listing(trend: Trend) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def render_trend_table(trend: Trend) -> str:
-    """The trend as plain-text tables for a terminal."""
-    from tabulate import tabulate
-
-    runs = tabulate(
+    """The trend as plain-text tables for a terminal: the runs, then each case's marks."""
+    runs = lay_out(
+        ["#", "started", "commit", "passed", "pass rate"],
         [
             (f"#{p.number}", p.started_at, _commit(p), f"{p.passed}/{p.total}", _rate(p))
             for p in trend.runs
         ],
-        headers=["#", "started", "commit", "passed", "pass rate"],
-        tablefmt="simple",
-        disable_numparse=True,
     )
-    grid = tabulate(
-        [(printable(c.name), *(_MARKS[s] for s in c.statuses)) for c in trend.cases],
-        headers=["case", *(f"#{p.number}" for p in trend.runs)],
-        tablefmt="simple",
-        disable_numparse=True,
+    grid = lay_out(
+        ["case", *(f"#{p.number}" for p in trend.runs)],
+        [(c.name, *(_MARKS[s] for s in c.statuses)) for c in trend.cases],
     )
-    lines = [f"{printable(trend.suite)}: {len(trend.runs)} run(s)", "", runs, "", grid, ""]
+    lines = [f"{printable(trend.suite)}: {len(trend.runs)} run(s)", "", *runs, "", *grid, ""]
     for title, names in _listing(trend):
         lines.append(f"{title}: {', '.join(map(printable, names)) if names else '(none)'}")
     return "\n".join(lines)

@@ -18,6 +18,9 @@ import signal
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from harness.replay.process import AgentProcess, end_group
+from harness.replay.reused import ReusedProcess
+
 if TYPE_CHECKING:
     from harness.fixtures.format import Case
     from harness.pipeline.setup import Setup
@@ -38,11 +41,9 @@ def command_agent(setup: Setup, case: Case, endpoint: Endpoint, workspace: Works
     """The agent for `case` of an `agent_command` setup: a new process, or the worker's own."""
     if setup.agent_reuse and setup.in_worker:
         return _reused_agent(setup, case, endpoint, workspace)
-    from harness.replay.process import AgentProcess
-
     key = endpoint.open().api_key
     env = {**_env(endpoint, key), "HARNESS_CASE": case.name}
-    if workspace.created:  # made by `prepare` for a case that needs one
+    if workspace.created:  # made by `ready_workspace` for a case that needs one
         env["HARNESS_WORKSPACE"] = workspace.path
     return AgentProcess(setup.agent_command, env, setup.root, memory_mb=setup.memory_mb)
 
@@ -53,8 +54,6 @@ def _reused_agent(setup: Setup, case: Case, endpoint: Endpoint, workspace: Works
         _current.end()
         _current = None
     if _current is None:
-        from harness.replay.reused import ReusedProcess
-
         _current = ReusedProcess(setup.agent_command, setup.root, setup.memory_mb)
     inputs = [turn.user_input for turn in case.trace.turns]
     guard = _current.guard(case.name, inputs, endpoint.turn)
@@ -98,8 +97,6 @@ def end_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once is enough
         current = _current
         if current is not None and current.pid is not None:
-            from harness.replay.process import end_group
-
             end_group(current.pid, END_GRACE_S)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)  # dies of it, as without a reused process

@@ -18,9 +18,11 @@ harness's report.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import sys
+import tempfile
 from types import TracebackType
 from typing import IO, Any
 
@@ -48,7 +50,7 @@ class Captured(msgspec.Struct, frozen=True, kw_only=True):
     """Characters written to stdout in all (more than `stdout` holds when it was cut)."""
     stderr_chars: int = 0
 
-    def over(self, limit: int) -> str | None:
+    def overflow_error(self, limit: int) -> str | None:
         """Why the case errors for writing more than `limit` characters, or None."""
         streams = [
             f"{chars} characters to {name}"
@@ -129,7 +131,7 @@ def _dup(fd: int) -> int | None:
     try:
         if sys.platform == "win32":
             return os.dup(fd)
-        import fcntl
+        import fcntl  # deferred: not on Windows
 
         copy: int = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
     except OSError:
@@ -151,14 +153,10 @@ def _writer(fd: int) -> IO[str]:
 def _capture_files() -> tuple[int, IO[bytes], IO[bytes]]:
     global _files
     if _files is None or _files[0] != os.getpid():
-        import tempfile
-
         # Kept open for the life of the process, emptied for each case.
         out = tempfile.TemporaryFile()  # noqa: SIM115
         err = tempfile.TemporaryFile()  # noqa: SIM115
         if _files is None:
-            import atexit
-
             atexit.register(_close_files)
         _files = (os.getpid(), out, err)
     return _files

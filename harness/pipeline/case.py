@@ -12,11 +12,12 @@ from harness.fixtures.format import Case
 from harness.fixtures.identity import case_hash, case_id
 from harness.fixtures.limits import DEFAULT_LIMITS, Limits
 from harness.fixtures.refs import CaseRef
+from harness.grading.evidence import wire_refusals
 from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext, GradeResult
 from harness.messages import ModelProvider, Observer
 from harness.pipeline.capture import Capture, Captured
-from harness.pipeline.seeding import prepare
+from harness.pipeline.seeding import ready_workspace
 from harness.pipeline.setup import DEFAULT_SETUP, Setup
 from harness.pipeline.watchdog import on_timer
 from harness.recording import FanOut, ObservedProvider, RecordingObserver, RunRecord
@@ -24,6 +25,7 @@ from harness.replay.agent import Agent
 from harness.replay.context import CaseContext, Endpoint
 from harness.replay.driver import converse, escaped, within
 from harness.replay.provider import ReplayProvider
+from harness.replay.spans import uncaptured
 from harness.replay.tools import ToolRegistry
 from harness.replay.workspace import Workspace
 from harness.reports.model import CaseReport
@@ -65,19 +67,17 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             case.name, provider, observer, lambda: replay.turn, tool_spans_grace_s=grace
         )
         try:
-            final_response, error, trace = prepare(case, workspace)
+            final_response, error, traceback_text = ready_workspace(case, workspace)
             if error is None:
                 with capture or contextlib.nullcontext():
                     played = _play(case, setup, provider, replay, workspace, endpoint)
-                final_response, error, trace = played
+                final_response, error, traceback_text = played
         finally:
             wire = endpoint.close()
         requests: tuple[Any, ...] = ()
         if wire is not None:
             problems = list(wire.problems)
             if endpoint.span_join is not None:  # tool spans: what the spans cannot grade
-                from harness.replay.spans import uncaptured
-
                 problems.extend(uncaptured(case.expects, endpoint.span_join))
             error = _wire_error(problems, error)
             error = error or _refused(case, wire.protocols, setup)
@@ -97,17 +97,17 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
                 grades, error = (), str(exc)
             except ExtensionError as exc:
                 grades, error = (), str(exc)
-                trace = _formatted(exc.__cause__ or exc)
+                traceback_text = _formatted(exc.__cause__ or exc)
     output = capture.result if capture is not None else Captured()
     if error is None:  # still graded: the grades show, the case errors for the flood
-        error = output.over(setup.output_limit)
+        error = output.overflow_error(setup.output_limit)
     return published(
         CaseReport(
             name=case.name,
             source=case.source,
             grades=grades,
             error=error,
-            traceback=trace,
+            traceback=traceback_text,
             record=record,
             duration=time.perf_counter() - started,
             stdout=redact(output.stdout),
@@ -206,7 +206,7 @@ def _failure(exc: Exception) -> tuple[str, str | None]:
 
 
 def _formatted(exc: BaseException) -> str:
-    import traceback  # only a crashed case needs it
+    import traceback  # deferred: every run loads this module, only a crashed case needs it
 
     return "".join(traceback.format_exception(exc))
 
@@ -222,8 +222,6 @@ def _wire_error(problems: list[str], error: str | None) -> str | None:
 
 def _refused(case: Case, protocols: frozenset[str], setup: Setup) -> str | None:
     """Why the case cannot be graded over the wire (an expectation it cannot observe)."""
-    from harness.grading.evidence import wire_refusals
-
     mode = "agent_command" if setup.agent_command else "the agent used its context's base_url"
     refused = wire_refusals(case.expects, protocols, mode, tool_spans=setup.tool_spans)
     return "; ".join(reason for _, reason in refused) or None
@@ -233,6 +231,7 @@ def _build_agent(
     setup: Setup, case: Case, provider: ModelProvider, workspace: Workspace, endpoint: Endpoint
 ) -> Agent:
     if setup.agent_command:
+        # Deferred: the subprocess agents' imports would slow the start of in-process runs.
         from harness.pipeline.agent_pool import command_agent
 
         return command_agent(setup, case, endpoint, workspace)

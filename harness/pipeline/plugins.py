@@ -32,6 +32,7 @@ import msgspec
 from harness.errors import ConfigError
 from harness.grading.result import Grader
 from harness.lifeline import die_with_parent
+from harness.replay.plugin import check_tools, load_agent_factory, load_callable, load_tools_factory
 
 __all__ = ["Loaded", "PluginPath", "Plugins", "isolated", "load_plugins", "quiet_stdout"]
 
@@ -88,8 +89,6 @@ def load_plugins(plugins: Plugins, *, loading: Callable[[int], object] | None = 
     Raises:
         ConfigError: A plugin cannot be imported, built, or is not what its key needs.
     """
-    from harness.replay.plugin import check_tools, load_agent_factory, load_tools_factory
-
     agent_factory, tools = None, None
     graders: list[Grader] = []
     for index, (what, plugin) in enumerate(plugins.named()):
@@ -127,8 +126,6 @@ def _grader(plugin: PluginPath, root: str | None) -> Grader:
     Raises:
         ConfigError: It cannot be loaded, its factory fails, or makes no grader.
     """
-    from harness.replay.plugin import load_callable
-
     factory = load_callable(plugin.path, source=plugin.source, key=plugin.key, root=root)
     try:
         grader = factory()

@@ -11,6 +11,7 @@ what it started) is spared: it serves the next case.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import sys
@@ -31,8 +32,6 @@ def adopt_orphans(parent: int | None = None) -> None:
     (default: the current parent; pass the pid taken before the fork, so that a parent that
     died in between is noticed)."""
     if sys.platform.startswith("linux"):
-        import ctypes
-
         with contextlib.suppress(OSError, AttributeError):  # no prctl: orphans go to init
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     die_with_parent(os.getppid() if parent is None else parent)

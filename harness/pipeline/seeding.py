@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from harness.fixtures.format import Case
 from harness.replay.workspace import Workspace
+from harness.replay.workspace_files import seed
 
-__all__ = ["prepare"]
+__all__ = ["ready_workspace"]
 
 
-def prepare(case: Case, workspace: Workspace) -> tuple[str, str | None, None]:
+def ready_workspace(case: Case, workspace: Workspace) -> tuple[str, str | None, None]:
     """Seed `setup.workspace_files`, and make the folder of a case that grades one.
 
     A case with `expects.workspace` always has a folder to grade, even if its agent writes
@@ -16,8 +17,6 @@ def prepare(case: Case, workspace: Workspace) -> tuple[str, str | None, None]:
     """
     setup = case.trace.setup
     if setup is not None and setup.workspace_files:
-        from harness.replay.workspace_files import seed
-
         try:
             seed(workspace, setup.workspace_files)
         except (OSError, ValueError) as exc:

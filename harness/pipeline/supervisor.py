@@ -33,6 +33,8 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from multiprocessing import Pipe
+from multiprocessing.connection import wait
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -80,8 +82,6 @@ def run_supervised(
     Raises:
         ConfigError: The agent factory built something that is not an agent.
     """
-    from multiprocessing.connection import wait
-
     workers = [_Worker(cases, setup, task) for _ in range(max(1, min(jobs, len(cases))))]
     done: dict[int, CaseReport] = {}
     busy: dict[_Worker, tuple[int, float]] = {}
@@ -191,8 +191,6 @@ class _Worker:
         return CaseReport(name=case.name, source=case.source, error=_crash_reason(status))
 
     def _start(self) -> None:
-        from multiprocessing import Pipe
-
         ours, theirs = Pipe()
         _flush_stdio()  # or the child would write the parent's buffered output again
         parent = os.getpid()

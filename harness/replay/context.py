@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from harness.replay.spans import join_spans
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -84,7 +86,9 @@ class Endpoint:
         """
         with self._lock:
             if self._session is None:
-                from harness.replay.endpoint import shared_server  # only wire runs pay for it
+                # Deferred: the HTTP server's imports would slow the start of every run,
+                # and only wire runs use them.
+                from harness.replay.endpoint import shared_server
                 from harness.replay.session import ScriptedReplies
 
                 server = shared_server()
@@ -103,6 +107,7 @@ class Endpoint:
                 self._close = manager.__exit__
                 self._url = server.anthropic_url
                 if spans:
+                    # Deferred: only tool-span runs start the OTLP receiver.
                     from harness.replay.otlp import OtlpExport, shared_receiver
 
                     receiver = shared_receiver()
@@ -138,16 +143,15 @@ class Endpoint:
         scripted = session.scripted
         record = session.close()
         if self._inbox is not None:
-            spans = self._join_spans(scripted)
-            from dataclasses import replace  # a wire session's record
+            from dataclasses import replace  # deferred: tool-span runs only
 
+            spans = self._join_spans(scripted)
             record = replace(record, problems=(*record.problems, *spans))
         return record
 
     def _join_spans(self, scripted: list[ToolCall]) -> tuple[str, ...]:
         """Record the calls from the case's spans; what did not add up."""
-        from harness.replay.otlp import shared_receiver
-        from harness.replay.spans import join_spans
+        from harness.replay.otlp import shared_receiver  # deferred: tool-span runs only
 
         assert self._inbox is not None  # opened with the session
         spans = self._inbox.wait(len(scripted), self._grace_s or 0.0)

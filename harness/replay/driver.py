@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,6 +37,8 @@ def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
             result: object = agent.turn(turn.user_input)
             if not isinstance(result, str) and inspect.isawaitable(result):
                 if loop is None:
+                    # Deferred: only async agents need asyncio, whose import would slow
+                    # the start of every run.
                     import asyncio
 
                     loop = asyncio.Runner()
@@ -72,8 +75,6 @@ def within(timeout: float | None, work: Callable[[], T], *, threaded: bool = Fal
     """
     if timeout is None and not threaded:
         return work()
-    import threading  # only the project's own agents and tools run on a thread
-
     outcome: dict[str, Any] = {}
 
     def target() -> None:

@@ -11,6 +11,7 @@ token, which the agent's exporter sends in the `x-harness-case` header
 from __future__ import annotations
 
 import gzip
+import json
 import secrets
 import string
 import threading
@@ -48,6 +49,7 @@ def require_otel(source: str, key: str | None) -> None:
         ConfigError: `opentelemetry-proto` is not installed.
     """
     try:
+        # Deferred: an optional dependency (the `otel` extra), checked here.
         import opentelemetry.proto.collector.trace.v1.trace_service_pb2  # noqa: F401
     except ImportError:
         raise ConfigError(source, key, MISSING) from None
@@ -256,8 +258,6 @@ class _Handler(GuardedHandler):
         return raw
 
     def _answer(self, status: int, message: str, *, json_encoded: bool = True) -> None:
-        import json
-
         if status == 200:
             data = b"{}" if json_encoded else b""
         else:
@@ -300,6 +300,7 @@ def decode(body: bytes, *, json_encoded: bool) -> list[Span]:
     Raises:
         ValueError: The body is not such a message.
     """
+    # Deferred: an optional dependency (the `otel` extra).
     from google.protobuf import json_format
     from google.protobuf.message import DecodeError
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.replay.tools import Tool
+from harness.replay.tools import Tool, default_tools
 
 __all__ = ["ToolsFactory", "load_agent_factory", "load_callable", "load_tools_factory"]
 
@@ -54,7 +54,7 @@ def load_callable(path: str, *, source: str, key: str | None, root: str | None =
 
 def _did_you_mean(name: str, known: Iterable[str]) -> str:
     """`; did you mean "agent_factory"?` for the closest of `known`, or nothing."""
-    import difflib
+    import difflib  # deferred, as is pkgutil below: only a plugin that fails to load needs it
 
     hint = difflib.get_close_matches(name, sorted(set(known)), n=1)
     return f'; did you mean "{hint[0]}"?' if hint else ""
@@ -118,8 +118,6 @@ class ProjectTools:
         self.with_defaults = with_defaults
 
     def __call__(self) -> tuple[Tool, ...]:
-        from harness.replay.tools import default_tools
-
         defaults = default_tools() if self.with_defaults else ()
         return (*defaults, *self.factory())
 

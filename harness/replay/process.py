@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import select
 import signal
 import subprocess
@@ -279,8 +280,6 @@ def _reap_group(pgid: int) -> None:
 
 def limit_memory(megabytes: int, *, beyond: int = 0) -> None:
     """Cap this process's address space at `megabytes` MiB more than `beyond` bytes."""
-    import resource
-
     limit = beyond + megabytes * 1024 * 1024
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:

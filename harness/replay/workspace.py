@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from types import TracebackType
 
 __all__ = ["Workspace"]
@@ -20,8 +22,6 @@ class Workspace:
     def path(self) -> str:
         """The folder, created on first access."""
         if self._path is None:
-            import tempfile  # only cases that use a workspace pay for the import
-
             self._path = tempfile.mkdtemp(prefix="harness-case-")
         return self._path
 
@@ -40,7 +40,5 @@ class Workspace:
         traceback: TracebackType | None,
     ) -> None:
         if self._path is not None:
-            import shutil
-
             shutil.rmtree(self._path, ignore_errors=True)
             self._path = None

@@ -22,6 +22,8 @@ import os
 import re
 import signal
 import stat
+import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
@@ -172,15 +174,11 @@ def spooling(path: str | None) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        import tempfile
-
         raise ArtifactError(path or tempfile.gettempdir(), exc.strerror or str(exc)) from None
 
 
 def _write_own_stream(path: str, fd: int, data: bytes | Iterable[bytes]) -> None:
     """Write to this process's own descriptor `fd`, after what Python buffered for it."""
-    import sys
-
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()

@@ -18,6 +18,7 @@ reported.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -26,6 +27,7 @@ import msgspec
 from harness.errors import UsageError
 from harness.fixtures.duplicates import repeated_key
 from harness.reports.artifact import MAX_ARTIFACT_BYTES, read_artifact, write_atomic
+from harness.reports.columns import lay_out
 from harness.reports.model import CaseReport, SuiteReport
 from harness.text import printable
 
@@ -137,34 +139,61 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
         return [MARKS.get(case.flip, "") for case in self.cases]
 
     def render(self) -> str:
-        """What the comparison found, one line per kind that occurred."""
-        labels: tuple[tuple[Flip, str], ...] = (
-            ("regressed", "REGRESSED (passed in the baseline, fails now)"),
-            ("errored", "errored (a run error gates)"),
-            ("failing", "FAILING (fails now; the baseline holds no such failure to excuse)"),
-            ("changed", "changed, refresh the baseline (fixture differs; passes now)"),
-            ("new", "new (not in the baseline)"),
-            ("fixed", "fixed (failed in the baseline, passes now)"),
-            ("skipped since passing", "skipped now, passed in the baseline (not run; not gated)"),
-        )
-        lines = [
-            _line(label, [case.name for case in found])
-            for flip, label in labels
-            if (found := self.of(flip))
+        """The comparison as a table: a row per case worth a look, grouped by kind (at most
+        `_NAMES_SHOWN` of each, the rest counted under them), then what else it found."""
+        rows: list[tuple[str, str, str]] = []
+        more: dict[int, str] = {}  # a line under the row at that index
+        for mark, what, names in self._found():
+            rows += [(mark, name, what) for name in names[:_NAMES_SHOWN]]
+            if len(names) > _NAMES_SHOWN:
+                more[len(rows) - 1] = f"      (+{len(names) - _NAMES_SHOWN} more {mark})"
+        lines = []
+        if rows:
+            head, rule, *laid = lay_out(("baseline", "case", "since the baseline"), rows)
+            lines += ["", head, rule]
+            for index, line in enumerate(laid):
+                lines += [line, more[index]] if index in more else [line]
+        return "\n".join([*lines, *self._notes(bool(rows))])
+
+    def summary(self) -> list[str]:
+        """What the comparison found, one line per kind that occurred (the HTML report's)."""
+        found = self._found()
+        lines = [_line(f"{mark} ({what})", names) for mark, what, names in found]
+        return [*lines, *self._notes(bool(found))]
+
+    def _found(self) -> list[tuple[str, str, Sequence[str]]]:
+        """Each kind that occurred: its mark, what it means, and its cases' names."""
+        found: list[tuple[str, str, Sequence[str]]] = [
+            (mark, what, [case.name for case in self.of(flip)]) for flip, mark, what in _KINDS
         ]
-        if self.not_run:
-            label = "not in this run, in the baseline (removed, renamed or not selected)"
-            lines.append(_line(label, self.not_run))
+        found.append((*_NOT_RUN, self.not_run))
+        return [kind for kind in found if kind[2]]
+
+    def _notes(self, flipped: bool) -> list[str]:
+        notes = []
         if self.all_skipped:
-            lines.append("baseline: every case was skipped: nothing was graded (gates)")
+            notes.append("baseline: every case was skipped: nothing was graded (gates)")
         if self.disjoint:
-            lines.append(
+            notes.append(
                 "baseline: no case of this run is in the baseline: nothing was compared (a "
                 "wrong or stale baseline? the run's own verdicts gate)"
             )
-        if not lines:
-            lines.append("baseline: no case flipped")
-        return "\n".join(lines)
+        if not flipped and not notes:
+            notes.append("baseline: no case flipped")
+        return notes
+
+
+_KINDS: tuple[tuple[Flip, str, str], ...] = (
+    ("regressed", "REGRESSED", "passed in the baseline, fails now"),
+    ("errored", "errored", "a run error gates"),
+    ("failing", "FAILING", "fails now; the baseline holds no such failure to excuse"),
+    ("changed", "changed", "fixture differs, passes now: refresh the baseline"),
+    ("new", "new", "not in the baseline"),
+    ("fixed", "fixed", "failed in the baseline, passes now"),
+    ("skipped since passing", "skipped", "passed in the baseline, skipped now (not gated)"),
+)
+"""Each kind of case the comparison shows, in its order: its mark, and what it means."""
+_NOT_RUN = ("not run", "in the baseline, not in this run: removed, renamed or not selected")
 
 
 def _line(label: str, names: Sequence[str]) -> str:
@@ -312,8 +341,6 @@ def write_marked_junit(path: str, junit: bytes, flips: Iterable[CaseFlip]) -> No
     `flips` follow the document's testcases, one each, in order: the JUnit names are cleaned
     and told apart, so a case is found by its place, never by its name.
     """
-    import xml.etree.ElementTree as ET
-
     root = ET.fromstring(junit)
     for testcase, case in zip(root.iter("testcase"), flips, strict=True):
         if case.flip not in _MARKED:

@@ -27,6 +27,9 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from harness.errors import ArtifactError
+from harness.reports.artifact import write_atomic
+from harness.reports.document import decode_document
 from harness.reports.location import relative_path
 from harness.reports.story import case_story, status
 from harness.text import one_line
@@ -122,10 +125,6 @@ def write_html(path: str, report_json: bytes, *, comparison: Comparison | None =
     Raises:
         ArtifactError: `report_json` is not a JSON report, or the page cannot be written.
     """
-    from harness.errors import ArtifactError
-    from harness.reports.artifact import write_atomic
-    from harness.reports.document import decode_document
-
     document = decode_document(report_json, path, ArtifactError)
     run_id = hashlib.sha256(report_json).hexdigest()
     page = render_html(document, run_id=run_id, comparison=comparison)
@@ -232,7 +231,7 @@ def _header(document: ReportDocument, title: str, comparison: Comparison | None)
         f'<dl class="facts">{rows}</dl>',
     ]
     if comparison is not None:
-        lines = "".join(f"<li>{escape(line)}</li>" for line in comparison.render().splitlines())
+        lines = "".join(f"<li>{escape(line)}</li>" for line in comparison.summary())
         parts.append(f'<section id="baseline"><h2>Against the baseline</h2><ul>{lines}</ul>')
         parts.append("</section>")
     return "\n".join(parts)

@@ -1,4 +1,4 @@
-"""JUnit XML, written directly as text: one testsuite, one testcase per fixture.
+"""JUnit XML, built with junit-xml: one testsuite, one testcase per fixture.
 
 The document is the common JUnit dialect (the Jenkins xUnit plugin's junit-10) that GitLab,
 Jenkins and the GitHub test reporters read. Two flavors:
@@ -9,23 +9,32 @@ Jenkins and the GitHub test reporters read. Two flavors:
 - `strict` leaves them out, for consumers that validate against junit-10 itself (Jenkins
   xUnit, some IDE importers).
 
-Each testcase is rendered by `testcase_xml` on its own, so cases can be written as they
-finish and the header (with the totals) assembled after. Everything observed is cleaned once,
-here: ANSI sequences removed whole, other characters XML 1.0 forbids escaped visibly,
-attachment markers broken up in `system-out` (`harness.text`). Names stay unique after
-cleaning (`junit_names`). A failure's `message` names the first failed check, since several
-reporters show nothing else; its body lists every failed check.
+junit-xml's `TestSuite` and `TestCase` build every element: the suite with its timestamp,
+hostname and properties, each testcase with its failure, error or skip (message and body),
+`file` and `line`, `system-out` and `system-err`. What it does not know is done here:
 
-junit-xml, the library this module used to wrap, cost over 40 µs a case through its
-ElementTree building and minidom pretty-printing; writing the text directly costs a few.
+- names cleaned and unique after cleaning (`junit_names`);
+- a failure's `message` names the first failed check, since several reporters show nothing
+  else; its body lists every failed check;
+- bodies are bounded, each cut after a fixed number of characters with a marker saying how
+  many were cut (`DETAIL_LIMIT`, `BODY_LIMIT`, `OUTPUT_LIMIT`);
+- observed text is cleaned before it reaches the library: ANSI sequences removed whole, other
+  characters XML 1.0 forbids escaped visibly (junit-xml would delete them silently), and
+  attachment markers broken up in `system-out` and `system-err` (`harness.text`);
+- the attributes junit-xml gets wrong for a reader are set again (`_settle`), and the
+  `<testsuites>` root is ours: junit-xml's own (`to_xml_report_string`) has no name, and the
+  run time it gives is the cases' times summed, longer than a parallel run took and written
+  with more decimals than junit-10 allows.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+
+from junit_xml import TestCase, TestSuite
 
 from harness.reports.location import (
     Failure,
@@ -49,61 +58,71 @@ from harness.text import (
 from harness.version import __version__
 
 __all__ = [
+    "BODY_LIMIT",
     "DETAIL_LIMIT",
     "FLAVORS",
     "MESSAGE_LIMIT",
     "OUTPUT_LIMIT",
-    "JUnitContext",
     "junit_names",
-    "suite_header",
-    "testcase_xml",
     "to_junit_xml",
 ]
 
 DETAIL_LIMIT = 4_000
-"""Characters of one check detail or error message kept in a failure's body."""
+"""Characters of one check detail in a failure's body, or of an error's body."""
+BODY_LIMIT = 16_000
+"""Characters of a failure's whole body (every failed check), past which it is cut."""
 MESSAGE_LIMIT = 300
-"""Characters of a failure's one-line `message`."""
+"""Characters of a failure's, an error's or a skip's one-line `message`."""
 OUTPUT_LIMIT = 64_000
-"""Characters of a testcase's system-out kept in the XML (its middle is cut)."""
+"""Characters of the call trace in `system-out` (its middle is cut), and of what the agent
+printed to stdout (after the trace) and to stderr (`system-err`), each cut after."""
 FLAVORS = ("full", "strict")
 """`full`: testcase `file` and `line` attributes; `strict`: junit-10 exactly."""
 
-_ATTRIBUTE = str.maketrans(
-    {
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
-        '"': "&quot;",
-        "\n": "&#10;",
-        "\r": "&#13;",
-        "\t": "&#9;",
-    }
-)
-# Most texts need none of the work: a search in C finds the few that do.
-_UNSAFE_NAME = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
-).search
-_SPECIAL_ATTRIBUTE = re.compile('[&<>"\n\r\t]').search
-_SPECIAL_TEXT = re.compile("[&<>\r]").search
 
+def to_junit_xml(
+    report: SuiteReport,
+    *,
+    git_commit: str | None = None,
+    flavor: str = "full",
+    hostname: str | None = None,
+) -> bytes:
+    """The JUnit XML document of `report`: one testsuite, one testcase per fixture.
 
-class JUnitContext:
-    """What every testcase of one document shares: its classname, root folder and flavor."""
-
-    __slots__ = ("classname", "flavor", "here", "root")
-
-    def __init__(self, suite: str, directory: str, flavor: str = "full") -> None:
-        if flavor not in FLAVORS:
-            raise ValueError(f"unknown JUnit flavor {flavor!r}: choose one of {FLAVORS}")
-        self.classname = _attribute(f"harness.{_name(suite)}")
-        self.root = repository_root(os.path.abspath(directory or "."))
-        self.here = os.getcwd()
-        self.flavor = flavor
-
-    def file(self, path: str) -> str:
-        """`path` relative to the repository root, as an attribute value."""
-        return _attribute(_name(relative_path(path, self.root, self.here)))
+    Raises:
+        ValueError: `flavor` is not one of `FLAVORS`.
+    """
+    if flavor not in FLAVORS:
+        raise ValueError(f"unknown JUnit flavor {flavor!r}: choose one of {FLAVORS}")
+    places = _Places(report.directory)
+    classname = f"harness.{_name(report.suite)}"
+    names = junit_names((case.name, case.source) for case in report.cases)
+    suite = TestSuite(
+        _name(report.suite),
+        [
+            _testcase(case, name, classname, places if flavor == "full" else None)
+            for case, name in zip(report.cases, names, strict=True)
+        ],
+        hostname=_name(hostname if hostname is not None else _hostname()),
+        timestamp=report.started_at or None,
+        properties=_properties(report, git_commit),
+        file=places.file(report.directory or "."),
+    )
+    element: ET.Element = suite.build_xml_doc()
+    _settle(element, report)
+    root = ET.Element(
+        "testsuites",
+        {
+            "name": classname,
+            **{key: element.get(key, "0") for key in ("tests", "failures", "errors", "time")},
+        },
+    )
+    root.append(element)
+    ET.indent(root)
+    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    # ElementTree writes a carriage return in text as it is, and XML readers turn CRLF into
+    # LF; escaped, it reaches the reader. (ElementTree escapes one in an attribute itself.)
+    return document.replace(b"\r", b"&#13;")
 
 
 def junit_names(cases: Iterable[tuple[str, str]]) -> list[str]:
@@ -131,118 +150,87 @@ def junit_names(cases: Iterable[tuple[str, str]]) -> list[str]:
     ]
 
 
-def to_junit_xml(
-    report: SuiteReport,
-    *,
-    git_commit: str | None = None,
-    flavor: str = "full",
-    hostname: str | None = None,
-) -> bytes:
-    """The JUnit XML document of `report`: one testsuite, one testcase per fixture."""
-    context = JUnitContext(report.suite, report.directory, flavor)
-    names = junit_names((case.name, case.source) for case in report.cases)
-    parts = [suite_header(report, report.cases, context, git_commit=git_commit, hostname=hostname)]
-    parts += (
-        testcase_xml(case, name, context) for case, name in zip(report.cases, names, strict=True)
+class _Places:
+    """Fixture paths as the document shows them: relative to the repository root."""
+
+    def __init__(self, directory: str) -> None:
+        self.root = repository_root(os.path.abspath(directory or "."))
+        self.here = os.getcwd()
+
+    def file(self, path: str) -> str:
+        return _name(relative_path(path, self.root, self.here))
+
+
+def _testcase(case: CaseReport, name: str, classname: str, places: _Places | None) -> TestCase:
+    """`case` as junit-xml's testcase; `places` is None in the `strict` flavor."""
+    failure = None if case.passed or case.skipped is not None else first_failure(case)
+    line = None if failure is None or places is None else failure_line(case, failure)
+    testcase = TestCase(
+        name,
+        classname=classname,
+        elapsed_sec=max(case.duration, 0.0),
+        stdout=_system_out(case),
+        stderr=without_attachments(xml_safe(case.stderr, OUTPUT_LIMIT)) or None,
+        file=None if places is None else places.file(case.source),
+        line=None if line is None else str(line),
     )
-    parts.append("  </testsuite>\n</testsuites>\n")
-    return "".join(parts).encode("utf-8")
-
-
-def suite_header(
-    report: SuiteReport,
-    cases: Sequence[CaseReport],
-    context: JUnitContext,
-    *,
-    git_commit: str | None = None,
-    hostname: str | None = None,
-) -> str:
-    """The XML declaration, `<testsuites>`, `<testsuite>` and its properties, for `cases`."""
-    errors = sum(case.error is not None for case in cases)
-    skipped = sum(case.skipped is not None for case in cases)
-    failures = sum(not case.passed for case in cases) - errors - skipped
-    total, seconds = len(cases), _seconds(report.duration, 3)
-    properties = [("mode", report.mode), ("harness_version", __version__)]
-    if git_commit:
-        properties.append(("git_commit", git_commit))
-    if report.interrupted:
-        properties.append(("interrupted", report.interrupted))
-    if report.stopped_early:
-        properties.append(
-            ("stopped_early", "exitfirst: stopped at the first failed or errored case")
-        )
-    if report.selection is not None:
-        properties.append(("selection", report.selection))
-    host = hostname if hostname is not None else _hostname()
-    suite = _name(report.suite)
-    lines = [
-        "<?xml version='1.0' encoding='utf-8'?>",
-        f'<testsuites name="{_attribute(f"harness.{suite}")}" tests="{total}" '
-        f'failures="{failures}" errors="{errors}" time="{seconds}">',
-        f'  <testsuite name="{_attribute(suite)}" tests="{total}" failures="{failures}" '
-        f'errors="{errors}" skipped="{skipped}" time="{seconds}"'
-        + (f' timestamp="{_attribute(report.started_at)}"' if report.started_at else "")
-        + f' hostname="{_attribute(_name(host))}"'
-        f' file="{context.file(report.directory or ".")}">',
-        "    <properties>",
-        *(
-            f'      <property name="{name}" value="{_attribute(xml_safe(value))}" />'
-            for name, value in properties
-        ),
-        "    </properties>",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def testcase_xml(case: CaseReport, name: str, context: JUnitContext) -> str:
-    """One `<testcase>` element, indented for its place in the document, ending in a newline.
-
-    `name` is the case's entry of `junit_names`.
-    """
-    head = (
-        f'    <testcase name="{_attribute(name)}" classname="{context.classname}" '
-        f'time="{_seconds(case.duration, 6)}"'
-    )
-    if context.flavor == "full":
-        head += f' file="{context.file(case.source)}"'
-    outcome = ""
     if case.skipped is not None:  # reported as skipped with its reason, never as passed
-        reason = _attribute(one_line(xml_safe(case.skipped), MESSAGE_LIMIT) or "skipped")
-        outcome = f'      <skipped message="{reason}" />\n'
-    elif case.error is not None or not case.grades or not all(g.passed for g in case.grades):
-        failure = first_failure(case)
-        if context.flavor == "full":
-            line = failure_line(case, failure)
-            if line is not None:
-                head += f' line="{line}"'
-        outcome = _outcome(case, failure)
-    out = _trace(case)
-    if case.stdout:  # what the agent printed, after the trace
-        out += "\ncaptured stdout:\n" + without_attachments(xml_safe(case.stdout, OUTPUT_LIMIT))
-    err = ""
-    if case.stderr:
-        captured = without_attachments(xml_safe(case.stderr, OUTPUT_LIMIT))
-        err = f"      <system-err>{_text(captured)}</system-err>\n"
-    return f"{head}>\n{outcome}      <system-out>{_text(out)}</system-out>\n{err}    </testcase>\n"
+        reason = one_line(xml_safe(case.skipped), MESSAGE_LIMIT) or "skipped"
+        testcase.add_skipped_info(message=reason)
+    elif failure is not None and case.error is not None:
+        body = xml_safe(case.error, DETAIL_LIMIT)
+        testcase.add_error_info(message=_message(case, failure), output=body, error_type="error")
+    elif failure is not None:
+        message = _message(case, failure)
+        body = "\n".join(
+            f"✗ {xml_safe(grade.check)}: {xml_safe(grade.detail, DETAIL_LIMIT)}"
+            for grade in case.failed_grades
+        )
+        # junit-xml drops a failure with neither message nor body: the message is never empty.
+        testcase.add_failure_info(
+            message=message, output=truncate(body, BODY_LIMIT) or message, failure_type="failure"
+        )
+    return testcase
 
 
-def _outcome(case: CaseReport, failure: Failure) -> str:
+def _message(case: CaseReport, failure: Failure) -> str:
+    """One line: the first failed check and its detail (or the error), and how many more."""
     text = failure.text() if case.error is None else case.error or "the case errored"
     message = one_line(xml_safe(text), MESSAGE_LIMIT)
-    if failure.more:
-        message += f" (+{failure.more} more)"
-    if case.error is not None:
-        body = xml_safe(case.error, DETAIL_LIMIT)
-        kind = "error"
-    else:
-        failed = case.failed_grades
-        body = "\n".join(
-            f"✗ {xml_safe(grade.check)}: {xml_safe(grade.detail, DETAIL_LIMIT)}" for grade in failed
-        )
-        body = body or message
-        kind = "failure"
-    return f'      <{kind} type="{kind}" message="{_attribute(message)}">{_text(body)}</{kind}>\n'
+    return f"{message} (+{failure.more} more)" if failure.more else message
+
+
+def _properties(report: SuiteReport, git_commit: str | None) -> dict[str, str]:
+    properties = {"mode": report.mode, "harness_version": __version__}
+    if git_commit:
+        properties["git_commit"] = git_commit
+    if report.interrupted:
+        properties["interrupted"] = report.interrupted
+    if report.stopped_early:
+        properties["stopped_early"] = "exitfirst: stopped at the first failed or errored case"
+    if report.selection is not None:
+        properties["selection"] = report.selection
+    return {name: xml_safe(value) for name, value in properties.items()}
+
+
+def _settle(element: ET.Element, report: SuiteReport) -> None:
+    """Set again what junit-xml writes of the suite in a way a reader would trip on.
+
+    It writes `disabled`, which junit-10 does not declare; the suite's `time` as the cases'
+    times summed; and no `time` at all on a testcase that took no measurable time.
+    """
+    element.attrib.pop("disabled", None)
+    element.set("time", _seconds(report.duration, 3))
+    for testcase, case in zip(element.iter("testcase"), report.cases, strict=True):
+        testcase.set("time", _seconds(case.duration, 6))
+
+
+def _system_out(case: CaseReport) -> str:
+    """The call trace, then what the agent printed to stdout, each bounded."""
+    out = _trace(case)
+    if case.stdout:
+        out += "\ncaptured stdout:\n" + without_attachments(xml_safe(case.stdout, OUTPUT_LIMIT))
+    return out
 
 
 def _trace(case: CaseReport) -> str:
@@ -276,21 +264,7 @@ def _trace(case: CaseReport) -> str:
 
 def _name(text: str) -> str:
     """A name for an attribute: one line, ANSI removed, controls and surrogates escaped."""
-    if not _UNSAFE_NAME(text):
-        return text
     return xml_safe(printable(without_ansi(text)))
-
-
-def _attribute(text: str) -> str:
-    return text.translate(_ATTRIBUTE) if _SPECIAL_ATTRIBUTE(text) else text
-
-
-def _text(text: str) -> str:
-    if not _SPECIAL_TEXT(text):
-        return text
-    # Chained replaces run in C a whole string at a time: faster than translate per char.
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("\r", "&#13;")
 
 
 def _seconds(value: float, digits: int) -> str:

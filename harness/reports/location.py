@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 
+from harness.fixtures.reading import expectation_line
 from harness.reports.model import CaseReport
 
 __all__ = [
@@ -139,6 +140,4 @@ def failure_line(case: CaseReport, failure: Failure) -> int | None:
     path = check_path(case, failure.index)
     if path is None:
         return None
-    from harness.fixtures.reading import expectation_line
-
     return expectation_line(case.source, path)

@@ -113,6 +113,8 @@ def _first_line(path: str) -> str:
 
 
 def _ask_git() -> str | None:
+    # Deferred: the fallback when .git cannot be read directly; subprocess's import would
+    # slow the start of every run.
     import subprocess
 
     try:

@@ -46,7 +46,7 @@ def case_line(case: CaseReport, paint: Paint | None = None) -> str:
         label, style = "FAILED", "fail"
     if paint is not None:
         label = paint(style, label)
-    return f"{label} {where}: {printable(reason)}"
+    return f"{label} {where}: {printable(reason)}".rstrip()
 
 
 def error_summary(error: str, limit: int) -> str:

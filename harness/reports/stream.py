@@ -391,5 +391,5 @@ def junit_ends(
     def count(match: re.Match[bytes]) -> bytes:
         return b' %s="%d"' % (match[1], values[match[1]])
 
-    head = re.sub(rb' (tests|failures|errors)="0"', count, head[:opening]) + head[opening:]
+    head = re.sub(rb' (tests|failures|errors|skipped)="0"', count, head[:opening]) + head[opening:]
     return head, tail

@@ -1,10 +1,7 @@
 """The human-readable report: one row per case, each failure under its case, then the recap.
 
-The per-case table is laid out here, not by tabulate: on a 10k-case run tabulate took ~30
-times as long as padding the columns directly (it re-measures and re-aligns every cell for
-formats and number alignment this table never uses). The layout is tabulate's `simple`
-format, byte for byte: columns at least their header's width + 2, two spaces between them,
-cells stripped, no trailing spaces.
+The rows are laid out by `columns.lay_out` (tabulate's `simple` format), as every table
+harness prints is; the lines under a case and the color of its mark are added afterwards.
 """
 
 from __future__ import annotations
@@ -12,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from harness.grading.result import GradeResult
+from harness.reports.columns import lay_out
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.recap import Paint, error_summary, render_recap
 from harness.text import printable
 
-__all__ = ["ERROR_LIMIT", "FAIL", "PASS", "ROWS_HELD", "render_table", "table_lines", "table_rows"]
+__all__ = ["ERROR_LIMIT", "FAIL", "PASS", "render_table", "table_lines", "table_rows"]
 
 ERROR_LIMIT = 600
 """Characters of an error shown under its case, the exception line aside: one line, never
@@ -25,7 +23,6 @@ the whole stderr (the JSON and JUnit reports keep it)."""
 PASS, FAIL, SKIP = "✓", "✗", "-"
 _INDENT = "      "
 _HEADERS = ("", "case", "source", "checks")
-Row = tuple[str, ...]
 
 
 def render_table(
@@ -41,38 +38,26 @@ def render_table(
     return "\n".join(table_lines(report, paint, marks))
 
 
-ROWS_HELD = 16_384
-"""Cases up to which the table holds its rows while it is laid out; past it each row is made
-twice (for the column widths, then for its line), so a large run's table holds none."""
-
-
 def table_lines(
     report: SuiteReport, paint: Paint | None = None, marks: Sequence[str] | None = None
 ) -> Iterator[str]:
-    """`render_table`'s lines, made one at a time (a large run's table is never held whole)."""
+    """`render_table`'s lines, one at a time: the rows are laid out together, each case's
+    lines under it and the colors added as its row is given out."""
     cases = report.cases
-    held = len(cases) <= ROWS_HELD
-    headers = _HEADERS if marks is None else (*_HEADERS, "baseline")
-
-    def cells(index: int, case: CaseReport, failed: tuple[GradeResult, ...] | None) -> Row:
-        row = _row(case, failed)
-        return row if marks is None else (*row, marks[index])
-
-    verdicts = [_verdict(case) for case in cases] if held else []  # grades walked once
-    rows = [cells(i, case, verdicts[i]) for i, case in enumerate(cases)] if held else []
-    widths = [len(header) + 2 for header in headers]
-    every = rows if held else (cells(i, case, _verdict(case)) for i, case in enumerate(cases))
-    for row in every:
-        for column, cell in enumerate(row):
-            widths[column] = max(widths[column], len(cell))
-    template = "  ".join(f"{{:<{width}}}" for width in widths)
-    yield template.format(*headers).rstrip()
-    yield "  ".join("-" * width for width in widths)
-    mark_width = widths[0]
-    for index, case in enumerate(cases):
-        failed = verdicts[index] if held else _verdict(case)
-        row = rows[index] if held else cells(index, case, failed)
-        line = template.format(*row).rstrip()
+    verdicts = [_verdict(case) for case in cases]  # grades walked once
+    rows: list[tuple[str, ...]] = [
+        _row(case, failed) for case, failed in zip(cases, verdicts, strict=True)
+    ]
+    headers: tuple[str, ...] = _HEADERS
+    if marks is not None:
+        headers = (*_HEADERS, "baseline")
+        rows = [(*row, mark) for row, mark in zip(rows, marks, strict=True)]
+    head, rule, *lines = lay_out(headers, rows)
+    del rows  # the cells are in the lines now
+    yield head
+    yield rule
+    mark_width = rule.index(" ")  # the first column's rule: as wide as the marks' column
+    for case, failed, line in zip(cases, verdicts, lines, strict=True):
         if paint is not None:
             style = "pass" if failed is None else "error" if case.error is not None else "fail"
             line = paint(style, line[:mark_width]) + line[mark_width:]
@@ -84,7 +69,7 @@ def table_lines(
 
 
 def table_rows(report: SuiteReport) -> list[tuple[str, str, str, str]]:
-    """The table's cells, one tuple per case (what the benchmark feeds tabulate)."""
+    """The table's cells, one tuple per case, before layout."""
     return [_row(case, _verdict(case)) for case in report.cases]
 
 
@@ -119,10 +104,11 @@ def _unknown_tools(case: CaseReport) -> list[str]:
 
 
 def _details(case: CaseReport, failed: tuple[GradeResult, ...]) -> list[str]:
+    """The lines under a case's row (no trailing space, even for an empty detail)."""
     if case.skipped is not None:
-        return [f"{_INDENT}skipped: {printable(case.skipped)}"]
-    if case.error is not None:
-        return [f"{_INDENT}error: {printable(error_summary(case.error, ERROR_LIMIT))}"]
-    return [
-        f"{_INDENT}{FAIL} {printable(grade.check)}: {printable(grade.detail)}" for grade in failed
-    ]
+        lines = [f"skipped: {printable(case.skipped)}"]
+    elif case.error is not None:
+        lines = [f"error: {printable(error_summary(case.error, ERROR_LIMIT))}"]
+    else:
+        lines = [f"{FAIL} {printable(grade.check)}: {printable(grade.detail)}" for grade in failed]
+    return [(_INDENT + line).rstrip() for line in lines]

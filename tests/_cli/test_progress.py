@@ -152,14 +152,15 @@ def test_progress_counts_and_erases_its_line() -> None:
 
 
 def test_a_run_off_a_terminal_imports_nothing_for_it(suite: Path) -> None:
-    """Piped, the progress module is never imported; with --format json, nor color."""
+    """Piped, the progress module is never imported; with --format json, nor color, nor the
+    table's layout (tabulate)."""
     code = (
         "import sys; from harness._cli.main import main; main(sys.argv[1:]); "
         "print(sorted(m for m in sys.modules if m in {'harness._cli.progress', "
         "'harness._cli.color', 'tabulate'}), file=sys.stderr)"
     )
     for argv, expected in [
-        ([], "['harness._cli.color']"),
+        ([], "['harness._cli.color', 'tabulate']"),
         (["--format", "json"], "[]"),
     ]:
         done = subprocess.run(

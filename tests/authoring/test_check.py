@@ -398,3 +398,40 @@ def test_a_fixture_checked_only_by_request_checks_is_not_vacuous(
     _, report = check(["--suite", str(suite), "--agent", "tests.wire_agents:factory"], capsys)
     assert "vacuous" not in {f["rule"] for f in report["findings"]}
     assert [row["file"] for row in report["strengths"]] == [str(suite / "a.json")]
+
+
+def test_the_check_tables_are_laid_out_like_every_table() -> None:
+    """Findings and strengths in aligned columns, text never read as a number, names escaped."""
+    from harness._cli.commands.check import render_check
+    from harness.authoring.check_report import (
+        CheckFinding,
+        CheckReport,
+        FixtureStrength,
+        SuiteBalance,
+    )
+
+    finding = CheckFinding(
+        severity="warning", rule="skip", file="s/a.json", location="$.skip", message="1.50"
+    )
+    strong = FixtureStrength(
+        file="s/a.json",
+        name="a\x1b[31m",
+        kind="positive",
+        killed=3,
+        total=4,
+        score=0.75,
+        survivors=("drop call",),
+    )
+    balance = SuiteBalance(suite="s", positive=1, negative=0, undeclared=0)
+    report = CheckReport(findings=(finding,), strengths=(strong,), balances=(balance,))
+    assert render_check(report).splitlines()[:9] == [
+        "         rule    file      where    finding",
+        "-------  ------  --------  -------  ---------",
+        "warning  skip    s/a.json  $.skip   1.50",
+        "",
+        "s: 1 positive, 0 negative, 0 without a kind",
+        "",
+        "fixture    kind      killed    score    surviving mutants",
+        "---------  --------  --------  -------  -------------------",
+        "a\\x1b[31m  positive  3/4       0.75     drop call",
+    ]

@@ -65,3 +65,25 @@ def test_renderings_show_runs_grid_and_lists() -> None:
     markdown = render_trend_markdown(trend)
     assert "| a\\|b | ✗ | ✓ |" in markdown
     assert "- **newly passing since the previous run**: a\\|b" in markdown
+
+
+def test_the_trend_table_is_laid_out_like_every_table() -> None:
+    """Runs, then the grid, in aligned columns with no trailing space; names shown escaped."""
+    trend = compute_trend(
+        "s",
+        runs(2),
+        [result(0, "a|b", "fail"), result(1, "a|b", "pass"), result(1, "r\x1b[31m", "error")],
+    )
+    assert render_trend_table(trend).splitlines()[:11] == [
+        "s: 2 run(s)",
+        "",
+        "#    started               commit    passed    pass rate",
+        "---  --------------------  --------  --------  -----------",
+        "#1   2026-01-01T00:00:00Z  abc       0/2       0.0%",
+        "#2   2026-01-02T00:00:00Z  abc       0/2       0.0%",
+        "",
+        "case       #1    #2",
+        "---------  ----  ----",
+        "a|b        ✗     ✓",
+        "r\\x1b[31m  ·     E",
+    ]

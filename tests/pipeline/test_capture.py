@@ -21,7 +21,7 @@ def test_print_raw_writes_and_children_are_all_captured() -> None:
         subprocess.run(["sh", "-c", "echo child; echo child-err >&2"], check=True)
     assert capture.result.stdout == "printed\nraw\nchild\n"
     assert capture.result.stderr == "warned\nchild-err\n"
-    assert capture.result.over(1000) is None
+    assert capture.result.overflow_error(1000) is None
 
 
 def test_each_case_starts_empty() -> None:
@@ -41,7 +41,7 @@ def test_over_the_cap_is_cut_with_the_one_marker(size: int) -> None:
         sys.stdout.write(text)
     assert capture.result.stdout == truncate(text, 100)
     assert capture.result.stdout_chars == size
-    reason = capture.result.over(100)
+    reason = capture.result.overflow_error(100)
     assert reason is not None
     assert f"the agent wrote {size} characters to stdout" in reason
 

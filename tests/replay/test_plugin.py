@@ -50,7 +50,7 @@ def agent_module(tmp_path: Path, body: str, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 OUTSIDE_AGENT = """
-from harness import ReferenceAgent
+from harness.replay.agent import ReferenceAgent
 
 class Loud:
     def __init__(self, inner):
@@ -210,7 +210,7 @@ def not_tools():
     return [Nameless()]
 
 def clash():
-    from harness import EchoTool
+    from harness.replay.tools import EchoTool
     return [EchoTool()]
 """
 

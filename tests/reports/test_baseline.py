@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,13 @@ from tests.builders import echo_trace
 
 def _write(suite: Path, name: str, trace: dict[str, Any]) -> None:
     (suite / f"{name}.json").write_text(json.dumps(trace))
+
+
+def _compared(out: str) -> list[tuple[str, ...]]:
+    """The comparison table's rows (and lines under them), each split into its cells."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("baseline    case"))
+    return [tuple(re.split(r"  +", line.strip())) for line in lines[start + 2 :]]
 
 
 def _failing(name: str) -> dict[str, Any]:
@@ -70,15 +78,21 @@ def test_the_baseline_round_trip(
     _write(suite, "brand_new", echo_trace(model_name="brand-new"))
     assert main(against) == 0
     out = capsys.readouterr().out
-    assert "changed, refresh the baseline (fixture differs; passes now): to-change" in out
-    assert "1 new (not in the baseline): brand-new" in out
+    assert _compared(out) == [
+        ("changed", "to-change", "fixture differs, passes now: refresh the baseline"),
+        ("new", "brand-new", "not in the baseline"),
+    ]
 
     # ... and the same two failing: no failure of theirs is in the baseline, so both gate
     _write(suite, "to_change", _failing("to-change"))
     _write(suite, "brand_new", _failing("brand-new"))
     assert main(against) == 1
     out = capsys.readouterr().out
-    assert "2 FAILING (fails now; the baseline holds no such failure to excuse)" in out
+    failing = ("fails now; the baseline holds no such failure to excuse",)
+    assert _compared(out) == [
+        ("FAILING", "brand-new", *failing),
+        ("FAILING", "to-change", *failing),
+    ]
     (suite / "brand_new.json").unlink()
     _write(suite, "to_change", echo_trace(model_name="to-change"))
 
@@ -87,7 +101,7 @@ def test_the_baseline_round_trip(
     junit = tmp_path / "flips.xml"
     assert main([*against, "--junit", str(junit)]) == 1
     out = capsys.readouterr().out
-    assert "1 REGRESSED (passed in the baseline, fails now): to-break" in out
+    assert _compared(out) == [("REGRESSED", "to-break", "passed in the baseline, fails now")]
     cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
     broken = cases["to-break"]
     failure = broken.find("failure")
@@ -202,9 +216,12 @@ def test_the_table_marks_flips_and_the_comparison_follows_it(
     assert flipped.endswith("REGRESSED")
     steady = next(line for line in lines if " steady " in line)
     assert steady.endswith("checks")
-    assert lines[-1] == (
-        "baseline: 1 REGRESSED (passed in the baseline, fails now): already-failing"
-    )
+    assert lines[-4:] == [
+        "",
+        "baseline    case             since the baseline",
+        "----------  ---------------  ---------------------------------",
+        "REGRESSED   already-failing  passed in the baseline, fails now",
+    ]
 
 
 def test_junit_marks_follow_the_testcase_not_its_cleaned_name(
@@ -223,7 +240,10 @@ def test_junit_marks_follow_the_testcase_not_its_cleaned_name(
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out
-    assert "baseline: 2 REGRESSED (passed in the baseline, fails now): case\\x1b[31mred" in out
+    assert _compared(out) == [
+        ("REGRESSED", "case\\x1b[31mred", "passed in the baseline, fails now"),
+        ("REGRESSED", "tab\\there", "passed in the baseline, fails now"),
+    ]
     marked = [case.findtext("system-err") for case in ET.parse(junit).getroot().iter("testcase")]
     assert marked == ["baseline: REGRESSED: passed in the baseline, fails now (gates)"] * 2
 
@@ -238,8 +258,14 @@ def test_skips_and_cases_not_run_are_reported_and_an_all_skipped_run_gates(
     capsys.readouterr()
     assert main(["run", "--suite", str(suite), "--baseline", str(baseline)]) == 0
     out = capsys.readouterr().out
-    assert "1 skipped now, passed in the baseline (not run; not gated): steady" in out
-    assert "1 not in this run, in the baseline (removed, renamed or not selected): to-change" in out
+    assert _compared(out) == [
+        ("skipped", "steady", "passed in the baseline, skipped now (not gated)"),
+        (
+            "not run",
+            "to-change",
+            "in the baseline, not in this run: removed, renamed or not selected",
+        ),
+    ]
     for name in ("to_break", "already_failing"):
         (suite / f"{name}.json").unlink()
     assert main(["run", "--suite", str(suite), "--baseline", str(baseline)]) == 1
@@ -340,9 +366,9 @@ def test_with_format_json_the_comparison_goes_to_stderr(
     assert main(argv) == 1
     captured = capsys.readouterr()
     assert json.loads(captured.out)["total"] == 4
-    assert "baseline: 1 REGRESSED (passed in the baseline, fails now): already-failing" in (
-        captured.err
-    )
+    assert _compared(captured.err) == [
+        ("REGRESSED", "already-failing", "passed in the baseline, fails now")
+    ]
 
 
 def test_an_errored_case_is_marked_and_gates(
@@ -359,7 +385,7 @@ def test_an_errored_case_is_marked_and_gates(
     assert main(argv) == 1
     lines = capsys.readouterr().out.splitlines()
     assert next(line for line in lines if " steady " in line).endswith("errored")
-    assert "baseline: 1 errored (a run error gates): steady" in lines
+    assert _compared("\n".join(lines)) == [("errored", "steady", "a run error gates")]
     cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
     assert cases["steady"].findtext("system-err") == "baseline: errored: a run error gates"
 
@@ -450,3 +476,25 @@ def test_a_marked_junit_keeps_carriage_returns_escaped(
     assert b"one&#13;\ntwo" in data
     cases = {case.get("name"): case for case in ET.parse(junit).getroot().iter("testcase")}
     assert "one\r\ntwo" in cases["to-break"].findtext("system-err", "")
+
+
+def test_the_comparison_table_counts_what_it_leaves_out_under_its_kind() -> None:
+    """Past 50 cases of a kind the rest are counted on a line under that kind's last row."""
+    from harness.reports.baseline import CaseFlip, Comparison
+
+    flips = [CaseFlip(id=f"r{i}", name=f"r{i}", flip="regressed") for i in range(52)]
+    flips.append(CaseFlip(id="n", name="n", flip="new"))
+    lines = Comparison(cases=tuple(flips), not_run=("gone",)).render().splitlines()
+    assert lines[:4] == [
+        "",
+        "baseline    case    since the baseline",
+        "----------  ------  ------------------------------------------------------------------",
+        "REGRESSED   r0      passed in the baseline, fails now",
+    ]
+    assert lines[52:] == [
+        "REGRESSED   r49     passed in the baseline, fails now",
+        "      (+2 more REGRESSED)",
+        "new         n       not in the baseline",
+        "not run     gone    in the baseline, not in this run: removed, renamed or not selected",
+    ]
+    assert Comparison(cases=()).render() == "baseline: no case flipped"

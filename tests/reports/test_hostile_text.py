@@ -106,4 +106,11 @@ def test_every_artifact_stays_well_formed(report: SuiteReport) -> None:
         assert "\r" not in command
         assert command.startswith("::error file=")
         assert "::" not in command.split("::", 2)[2]
-    render_table(report).encode("utf-8")
+    table = render_table(report)
+    table.encode("utf-8")
+    assert "\x1b" not in table
+    assert "\r" not in table
+    lines = table.splitlines()
+    assert all(line == line.rstrip() for line in lines)
+    rows = [line for line in lines if line[:1] in "✓✗-" and line[1:2] == " "]
+    assert len(rows) == len(report.cases)  # one line per case, whatever its name holds

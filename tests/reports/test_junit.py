@@ -16,13 +16,8 @@ from harness.reports.junit import (
     DETAIL_LIMIT,
     MESSAGE_LIMIT,
     OUTPUT_LIMIT,
-    JUnitContext,
     junit_names,
-    suite_header,
     to_junit_xml,
-)
-from harness.reports.junit import (
-    testcase_xml as render_testcase,
 )
 from harness.reports.model import CaseReport, SuiteReport
 from harness.text import QUOTE_LIMIT
@@ -110,6 +105,20 @@ def test_one_testsuite_named_after_the_suite_with_properties() -> None:
     assert parse(to_junit_xml(mixed_report())).find("testsuite").get("hostname")  # type: ignore[union-attr]
     properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert properties == {"mode": "replay", "harness_version": __version__, "git_commit": "abc123"}
+
+
+def test_the_run_time_is_the_wall_time_not_the_cases_summed() -> None:
+    """Cases run side by side take longer summed than the run did: the run's time is its own."""
+    cases = tuple(
+        CaseReport(
+            name=f"c{index}", source=f"s/{index}.json", grades=(grade("a", True),), duration=0.4
+        )
+        for index in range(4)
+    )
+    report = SuiteReport(suite="s", directory="s", mode="replay", cases=cases, duration=0.5)
+    root = parse(to_junit_xml(report, flavor="strict"))
+    assert root.get("time") == root.find("testsuite").get("time") == "0.500"  # type: ignore[union-attr]
+    assert "disabled" not in root.find("testsuite").attrib  # type: ignore[union-attr]
 
 
 def test_unknown_commit_is_left_out() -> None:
@@ -275,19 +284,6 @@ def test_attachment_markers_in_observed_text_are_neutralised() -> None:
     assert out.count("[ [ATTACHMENT|") == 3
 
 
-def test_testcase_xml_renders_one_case_for_streaming() -> None:
-    """Each case renders on its own: the document is the header, the cases, the closing tags."""
-    report = mixed_report()
-    context = JUnitContext(report.suite, report.directory)
-    names = junit_names((case.name, case.source) for case in report.cases)
-    header = suite_header(report, report.cases, context, hostname="h")
-    body = "".join(
-        render_testcase(case, name, context) for case, name in zip(report.cases, names, strict=True)
-    )
-    assembled = (header + body + "  </testsuite>\n</testsuites>\n").encode()
-    assert assembled == to_junit_xml(report, hostname="h")
-
-
 def test_a_case_without_grades_is_never_silently_passed() -> None:
     """junit-xml drops empty failures; a case that is not passed always gets one."""
     report = SuiteReport(
@@ -415,3 +411,15 @@ def test_what_the_agent_printed_follows_the_trace_in_system_out() -> None:
     assert out.endswith("\ncaptured stdout:\nloaded 3 tools\n")
     assert out.startswith("tool calls: 0")
     assert testcase.findtext("system-err") == "warning: slow\n"
+
+
+def test_a_run_counts_its_skipped_cases_in_the_testsuite(
+    write_fixture: WriteFixture, tmp_path: Path
+) -> None:
+    """The file `harness run` streams says how many cases were skipped, as the whole one does."""
+    write_fixture("a.json", echo_trace(model_name="runs"))
+    suite = write_fixture("b.json", echo_trace(model_name="later", skip="not yet")).parent
+    junit = tmp_path / "r.junit.xml"
+    assert main(["run", "--suite", str(suite), "--junit", str(junit)]) == 0
+    (testsuite,) = parse(junit.read_bytes()).iter("testsuite")
+    assert (testsuite.get("tests"), testsuite.get("skipped")) == ("2", "1")

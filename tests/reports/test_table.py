@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from harness.grading.result import GradeResult
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.table import ERROR_LIMIT, render_table
@@ -48,61 +46,64 @@ def test_table_rows_failures_under_their_case_and_a_summary() -> None:
     ]
 
 
-def test_the_table_is_laid_out_as_tabulate_simple_would() -> None:
-    """Rendering the table directly gives tabulate's `simple` layout byte for byte."""
-    from tabulate import tabulate
-
-    from harness.reports.table import table_rows
-
-    names = ["a", " padded name ", "x" * 40, "tab\there", "ünïcödé", "", "中文"]
-    report = SuiteReport(
-        suite="s",
-        directory="s",
-        mode="replay",
-        cases=tuple(
-            CaseReport(
-                name=name,
-                source=f"s/{index}.json",
-                grades=(GradeResult(check="a", passed=True, detail="ok"),),
-            )
-            for index, name in enumerate(names)
-        ),
-    )
-    expected = tabulate(
-        table_rows(report),
-        headers=["", "case", "source", "checks"],
-        tablefmt="simple",
-        disable_numparse=True,
-    )
-    rendered = render_table(report).splitlines()
-    assert "\n".join(rendered[: 2 + len(names)]) == expected
-    empty = SuiteReport(suite="s", directory="s", mode="replay", cases=())
-    expected = tabulate([], headers=["", "case", "source", "checks"], tablefmt="simple")
-    assert render_table(empty).splitlines()[:2] == expected.splitlines()
+def _report(*cases: CaseReport) -> SuiteReport:
+    return SuiteReport(suite="s", directory="s", mode="replay", cases=cases)
 
 
-def test_a_table_too_large_to_hold_its_rows_is_laid_out_the_same(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Past ROWS_HELD the rows are made twice rather than held: the same bytes, colors too."""
-    import harness.reports.table as table
+def _case(name: str, *, passed: bool = True, error: str | None = None) -> CaseReport:
+    grade = GradeResult(check="c", passed=passed, detail="seen x")
+    return CaseReport(name=name, source=f"s/{name}.json", grades=(grade,), error=error)
+
+
+def test_the_layout_is_pinned_aligned_without_trailing_spaces() -> None:
+    """Columns at least their header's width + 2, two spaces apart; no line ends in a space."""
+    report = _report(_case("a"), _case(" padded "), _case("a-long-case-name", passed=False))
+    assert render_table(report).splitlines()[:6] == [
+        "    case              source                   checks",
+        "--  ----------------  -----------------------  ----------",
+        "✓   a                 s/a.json                 1/1 checks",
+        "✓   padded            s/ padded .json          1/1 checks",
+        "✗   a-long-case-name  s/a-long-case-name.json  0/1 checks",
+        "      ✗ c: seen x",
+    ]
+    empty = render_table(_report()).splitlines()
+    assert empty[:2] == ["    case    source    checks", "--  ------  --------  --------"]
+
+
+def test_a_baseline_column_sits_last_and_its_empty_cells_leave_no_trailing_space() -> None:
+    """`marks` adds a `baseline` column; a row whose mark is empty ends at its checks."""
+    report = _report(_case("a"), _case("b", passed=False))
+    lines = render_table(report, marks=["", "REGRESSED"]).splitlines()
+    assert lines[:5] == [
+        "    case    source    checks      baseline",
+        "--  ------  --------  ----------  ----------",
+        "✓   a       s/a.json  1/1 checks",
+        "✗   b       s/b.json  0/1 checks  REGRESSED",
+        "      ✗ c: seen x",
+    ]
+
+
+def test_color_is_added_after_layout_and_never_moves_a_column() -> None:
+    """A colored table is the plain one with each mark wrapped: escape codes take no width."""
     from harness.reports.recap import Paint
 
-    cases = tuple(
-        CaseReport(
-            name=f"case {'x' * (i % 7)}{i}",
-            source=f"s/{i}.json",
-            grades=(GradeResult(check="c", passed=i % 3 != 0, detail=f"seen {i}"),),
-            error="boom" if i % 5 == 0 else None,
-        )
-        for i in range(40)
-    )
-    report = SuiteReport(suite="s", directory="s", mode="replay", cases=cases)
+    report = _report(_case("good"), _case("bad", passed=False), _case("err", error="boom"))
     paint: Paint = lambda style, text: f"<{style}>{text}</{style}>"  # noqa: E731
-    held = [render_table(report), render_table(report, paint)]
-    monkeypatch.setattr(table, "ROWS_HELD", 3)
-    assert [render_table(report), render_table(report, paint)] == held
-    assert "<error>" in held[1]
+    plain = render_table(report).splitlines()
+    colored = render_table(report, paint).splitlines()
+    assert colored[2] == "<pass>✓ </pass>" + plain[2][2:]
+    assert colored[3] == "<fail>✗ </fail>" + plain[3][2:]
+    assert colored[4] == plain[4]  # the failed check under its case is not a row
+    assert colored[5] == "<error>✗ </error>" + plain[5][2:]
+
+
+def test_escape_codes_in_a_case_name_are_shown_not_obeyed() -> None:
+    """ANSI and control characters in names are escaped before layout: one row, aligned."""
+    report = _report(_case("red\x1b[31mname\nnext"), _case("b"))
+    lines = render_table(report).splitlines()
+    assert "\x1b" not in "\n".join(lines)
+    assert lines[2].split()[1] == "red\\x1b[31mname\\nnext"
+    assert lines[3].index("s/b.json") == lines[2].index("s/red")
 
 
 def test_a_crashed_agent_row_stays_one_bounded_line() -> None:

@@ -9,9 +9,13 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from harness._cli.agent_arguments import add_agent_arguments, agent_settings
 from harness._cli.arguments import typed
 from harness.config import find_pyproject, load_config
+from harness.pipeline.setup import setup_from
+from harness.text import printable
 
 if TYPE_CHECKING:
     from harness.authoring.check_report import CheckReport
@@ -69,11 +73,10 @@ def register(commands: Any) -> None:
 
 def check_command(args: argparse.Namespace) -> int:
     """Check the suites, print what was found; 0 clean, 1 an error found."""
-    import msgspec
-
+    # Deferred: `harness --help` imports every command module; this command's machinery
+    # would slow it.
     from harness.authoring.check_report import check_suites
     from harness.authoring.privacy import PrivacyLint
-    from harness.pipeline.setup import setup_from
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
@@ -96,9 +99,7 @@ def check_command(args: argparse.Namespace) -> int:
 
 def render_check(report: CheckReport) -> str:
     """The check report as text: findings, balance, then mutation strength per fixture."""
-    from tabulate import tabulate
-
-    from harness.text import printable
+    from harness.reports.columns import lay_out  # deferred: as above
 
     lines = []
     if report.findings:
@@ -106,10 +107,7 @@ def render_check(report: CheckReport) -> str:
             (f.severity, f.rule, printable(f.file), f.location or "", printable(f.message))
             for f in report.findings
         ]
-        lines += [
-            tabulate(rows, headers=["", "rule", "file", "where", "finding"], tablefmt="simple"),
-            "",
-        ]
+        lines += [*lay_out(["", "rule", "file", "where", "finding"], rows), ""]
     for balance in report.balances:
         lines.append(
             f"{balance.suite}: {balance.positive} positive, {balance.negative} negative, "
@@ -126,7 +124,7 @@ def render_check(report: CheckReport) -> str:
         for s in report.strengths
     ]
     headers = ["fixture", "kind", "killed", "score", "surviving mutants"]
-    lines += ["", tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True), ""]
+    lines += ["", *lay_out(headers, rows), ""]
     hinted = [s for s in report.strengths if s.hints]
     if hinted:
         lines.append("how to make them stronger:")

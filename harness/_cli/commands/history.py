@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.config import load_config
 from harness.errors import HistoryError
+from harness.reports.artifact import read_artifact
 
 __all__ = ["register"]
 
@@ -26,8 +27,9 @@ def register(commands: Any) -> None:
 
 def import_command(args: argparse.Namespace) -> int:
     """Import every artifact, or none when one cannot be read: an import never half-happens."""
+    # Deferred: `harness --help` imports every command module; the history store would
+    # slow it.
     from harness.history.store import History
-    from harness.reports.artifact import read_artifact
 
     artifacts = [(path, read_artifact(path, HistoryError)) for path in args.artifacts]
     path = args.history or load_config(args.config).history

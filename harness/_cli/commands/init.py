@@ -60,6 +60,8 @@ def register(commands: Any) -> None:
 
 def init_command(args: argparse.Namespace) -> int:
     """Write the files and say what was done, what to add by hand and what to run next."""
+    # Deferred: `harness --help` imports every command module; this command's machinery
+    # would slow it.
     from harness.authoring.scaffold import init_project
 
     scaffold = init_project(

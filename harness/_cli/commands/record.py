@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 from typing import Any
 
 from harness._cli.agent_arguments import add_agent, add_agent_command, add_tools
 from harness._cli.arguments import seconds, typed
 from harness.config import find_pyproject, load_config
+from harness.errors import UsageError
+from harness.pipeline.setup import setup_from
+from harness.reports.artifact import FIXTURE, check_output
 
 __all__ = ["register"]
 
@@ -64,8 +69,9 @@ def register(commands: Any) -> None:
 
 def record_command(args: argparse.Namespace) -> int:
     """Record, check and write the fixture; say what was written and how strong it is."""
+    # Deferred: `harness --help` imports every command module; this command's machinery
+    # would slow it.
     from harness.authoring.transcriber import record
-    from harness.pipeline.setup import setup_from
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
@@ -102,11 +108,6 @@ def _check_out(path: str, config_path: str | None) -> None:
     Raises:
         UsageError: It would.
     """
-    import os
-
-    from harness.errors import UsageError
-    from harness.reports.artifact import FIXTURE, check_output
-
     if config_path and os.path.realpath(path) == os.path.realpath(config_path):
         raise UsageError(f"--out {path}: it is the config, which no output replaces")
     check_output("--out", path, kind=FIXTURE)
@@ -114,8 +115,6 @@ def _check_out(path: str, config_path: str | None) -> None:
 
 def _agent_flags(args: argparse.Namespace) -> str:
     """The agent flags this recording was given, for the commands that replay it."""
-    import shlex
-
     given = (
         ("--agent", args.agent),
         ("--agent-command", args.agent_command),
@@ -125,7 +124,4 @@ def _agent_flags(args: argparse.Namespace) -> str:
 
 
 def _folder(path: str) -> str:
-    import os
-    import shlex
-
     return shlex.quote(os.path.dirname(path) or ".")

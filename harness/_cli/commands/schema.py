@@ -6,7 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from harness.fixtures.format import LlmTrace
 from harness.fixtures.json_schema import DIALECT, schema_text
+from harness.reports.document import ReportDocument
 
 __all__ = ["DIALECT", "register", "schema_text"]
 
@@ -20,8 +22,5 @@ def register(commands: Any) -> None:
 
 def schema_command(args: argparse.Namespace) -> int:
     """Print the schema, generated from the msgspec types the harness itself uses."""
-    from harness.fixtures.format import LlmTrace
-    from harness.reports.document import ReportDocument
-
     sys.stdout.write(schema_text(ReportDocument if args.kind == "report" else LlmTrace))
     return 0

@@ -7,10 +7,13 @@ import os
 import sys
 from typing import Any
 
+import msgspec
+
 from harness._cli.arguments import positive_int
 from harness.config import load_config
 from harness.errors import HistoryError, UsageError
-from harness.reports.artifact import write_atomic
+from harness.reports.artifact import HTML, check_output, write_atomic
+from harness.reports.github import append_step_summary
 
 __all__ = ["DEFAULT_LAST", "register"]
 
@@ -47,10 +50,10 @@ def register(commands: Any) -> None:
 
 def trend_command(args: argparse.Namespace) -> int:
     """Print the trend; write the page; mirror the Markdown to a GitHub job summary."""
-    import msgspec
-
-    from harness.history.render import render_trend_markdown, render_trend_table
-    from harness.reports.github import append_step_summary
+    # Deferred: `harness --help` imports every command module; this command's machinery
+    # would slow it.
+    from harness.history.render import render_trend_html, render_trend_markdown, render_trend_table
+    from harness.reports.html import pages_beside
 
     history = args.history or load_config(args.config).history
     if args.html:
@@ -64,9 +67,6 @@ def trend_command(args: argparse.Namespace) -> int:
     else:
         print(render_trend_table(trend))
     if args.html:
-        from harness.history.render import render_trend_html
-        from harness.reports.html import pages_beside
-
         write_atomic(args.html, render_trend_html(trend, pages_beside(args.html)).encode())
     append_step_summary(
         render_trend_markdown(trend), [path for path in (args.html, history) if path]
@@ -81,15 +81,13 @@ def _check_html(path: str, history: str) -> None:
     Raises:
         UsageError: It would.
     """
-    from harness.reports.artifact import HTML, check_output
-
     if os.path.realpath(path) == os.path.realpath(history):
         raise UsageError(f"--html {path}: it is the history database, which no output replaces")
     check_output("--html", path, kind=HTML)
 
 
 def _load_trend(args: argparse.Namespace, path: str) -> Any:
-    from harness.history.store import History
+    from harness.history.store import History  # deferred: as in `trend_command`
     from harness.history.trend_model import compute_trend
 
     if not os.path.exists(path):
