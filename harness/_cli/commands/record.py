@@ -65,14 +65,13 @@ def register(commands: Any) -> None:
 def record_command(args: argparse.Namespace) -> int:
     """Record, check and write the fixture; say what was written and how strong it is."""
     from harness.authoring.transcriber import record
-    from harness.pipeline.setup import setup_from
+    from harness.pipeline.setup import Overrides, setup_from
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
     _check_out(args.out, config_path)
-    setup, _ = setup_from(
-        config, config_path, agent=args.agent, tools=args.tools, agent_command=args.agent_command
-    )
+    overrides = Overrides(agent=args.agent, tools=args.tools, agent_command=args.agent_command)
+    setup, _ = setup_from(config, config_path, overrides)
     # Recording drives the agent here, against the proxy; it decides no gate's status.
     setup = setup.loaded()
     written = record(

@@ -165,9 +165,8 @@ def _run(args: argparse.Namespace) -> int:
     from harness.reports.provenance import git_commit
 
     config_path, config, mode = _load_config(args)
-    setup, tool_names = setup_from(
-        config, config_path, capture=args.capture != "no", **agent_settings(args)
-    )
+    overrides = agent_settings(args, capture=args.capture != "no")
+    setup, tool_names = setup_from(config, config_path, overrides)
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
     check_outputs(args, config_path, (config.history, args.history), folder)
     baseline = read_gate(args.baseline, folder, mode)  # its suite and mode checked now
