@@ -1,8 +1,9 @@
-"""A run, step by step: load, select, set up, play, grade, write, decide.
+"""A run, step by step: set up, load, select, play, grade, write, decide.
 
-The command line loads the config, selects the cases and sets up the agent (`harness run`
-does, with `load_suite`, its selection and `setup_from`); from there the steps are here:
+`harness run` reads the config and sets up the agent (`setup.setup_from`), then:
 
+- `load` reads the suite's fixtures, each admitted against the agent's tools and wire;
+- the command line selects the cases (paths, `-k`, `--lf`, `--shard`);
 - `play` runs every case (each graded as it finishes, in `run_suite`) and feeds it to the
   run's writers (`RunWriters`) as it finishes;
 - `write` closes them: the JSON report, the JUnit file (marked with the baseline's flips),
@@ -27,11 +28,15 @@ from harness.reports.model import CaseReport, SuiteReport, passes
 from harness.reports.writers import CaseCounts, JsonWriter, JunitWriter, TableWriter, Writer
 
 if TYPE_CHECKING:
+    from harness.config import Config
+    from harness.errors import FixtureError
+    from harness.fixtures.catalog import Screen
+    from harness.fixtures.format import Case
     from harness.fixtures.suite import Suite
     from harness.pipeline.setup import Setup
     from harness.reports.baseline import Baseline, Comparison
 
-__all__ = ["Ran", "RunOptions", "RunWriters", "Written", "decide", "play", "write"]
+__all__ = ["Ran", "RunOptions", "RunWriters", "Written", "decide", "load", "play", "write"]
 
 
 class RunOptions(msgspec.Struct, frozen=True, kw_only=True):
@@ -152,6 +157,44 @@ class RunWriters:
         """Remove what was spooled."""
         if self.json is not None:
             self.json.discard()
+
+
+def load(
+    folder: str, config: Config, setup: Setup, tools: tuple[str, ...], *, jobs: int = 1
+) -> Suite:
+    """The suite in `folder`, each fixture admitted against `tools` (`setup_from`'s names)
+    and, for an `agent_command` agent, against what its wire can show.
+
+    Raises:
+        FixtureError: A fixture is refused (each refusal is a line).
+    """
+    from harness.fixtures import catalog
+    from harness.fixtures.suite import load_suite
+    from harness.pipeline.dispatch import AUTO
+
+    if jobs == AUTO:  # loading in workers wins only with cores to spare
+        from harness._parallel import cpu_count
+
+        jobs = cpu_count() if cpu_count() > 2 else 1
+    return load_suite(
+        folder,
+        tools,
+        config.limits,
+        jobs,
+        screen=_unobservable(tool_spans=setup.tool_spans) if setup.agent_command else None,
+        hold_max=catalog.HOLD_MAX,  # a large suite is read again case by case as it runs
+    )
+
+
+def _unobservable(*, tool_spans: bool) -> Screen:
+    """What refuses, before anything runs, what an `agent_command` agent's wire cannot show
+    (nothing when its tool spans show it)."""
+    from harness.grading.evidence import load_refusals
+
+    def screen(case: Case) -> list[FixtureError]:
+        return load_refusals((case,), "agent_command", tool_spans=tool_spans)
+
+    return screen
 
 
 def play(

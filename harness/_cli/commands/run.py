@@ -1,4 +1,4 @@
-"""`harness run`: load -> select -> set up -> play -> grade -> write -> decide."""
+"""`harness run`: set up -> load -> select -> play (each case graded) -> write -> decide."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness._cli import arguments, guard
 from harness._cli.agent_arguments import add_agent_arguments, agent_settings
-from harness._cli.arguments import AUTO_JOBS, check_outputs, jobs
+from harness._cli.arguments import check_outputs, jobs
 from harness._cli.baselines import read_gate
 from harness._parallel import gc_paused
 from harness.config import MODES, Config, find_pyproject, load_config
@@ -20,13 +20,9 @@ from harness.reports.outputs import show_json, show_lines, to_stdout
 
 if TYPE_CHECKING:
     from harness._cli.progress import Progress
-    from harness.errors import FixtureError
-    from harness.fixtures.catalog import Screen
-    from harness.fixtures.format import Case
     from harness.fixtures.suite import Suite
     from harness.history.writer import HistoryWriter
     from harness.pipeline.run import RunOptions, RunWriters, Written
-    from harness.pipeline.setup import Setup
     from harness.reports.model import SuiteReport
     from harness.reports.recap import Paint
 
@@ -158,10 +154,10 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """load -> select -> set up -> play (each case graded) -> write -> decide -> show."""
+    """set up -> load -> select -> play (each case graded) -> write -> decide -> show."""
     from harness._cli.last_failed import cache_path, remember
     from harness._cli.scope import suite_folder
-    from harness.pipeline.run import RunWriters, decide, play, write
+    from harness.pipeline.run import RunWriters, decide, load, play, write
     from harness.reports.provenance import git_commit
 
     config_path, config, mode = _load_config(args)
@@ -170,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
     check_outputs(args, config_path, (config.history, args.history), folder)
     baseline = read_gate(args.baseline, folder, mode)  # its suite and mode checked now
-    suite = _load(args, folder, config, setup, tool_names)
+    suite = load(folder, config, setup, tool_names, jobs=args.jobs)
     cache = cache_path(config.history)
     suite = _select(args, suite, cache)
     options = _options(
@@ -217,28 +213,6 @@ def _load_config(args: argparse.Namespace) -> tuple[str | None, Config, str]:
     if mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
     return config_path, config, mode
-
-
-def _load(
-    args: argparse.Namespace, folder: str, config: Config, setup: Setup, tools: tuple[str, ...]
-) -> Suite:
-    """The suite's fixtures, each admitted against the tools and the agent's wire."""
-    from harness.fixtures import catalog
-    from harness.fixtures.suite import load_suite
-
-    load_jobs = args.jobs
-    if load_jobs == AUTO_JOBS:  # loading in workers wins only with cores to spare
-        from harness._parallel import cpu_count
-
-        load_jobs = cpu_count() if cpu_count() > 2 else 1
-    return load_suite(
-        folder,
-        tools,
-        config.limits,
-        load_jobs,
-        screen=_unobservable(tool_spans=setup.tool_spans) if setup.agent_command else None,
-        hold_max=catalog.HOLD_MAX,  # a large suite is read again case by case as it runs
-    )
 
 
 def _select(args: argparse.Namespace, suite: Suite, cache: str) -> Suite:
@@ -351,17 +325,6 @@ def _progress(
         if verbose is sys.stderr:
             paint = palette(use_color(args.color, sys.stderr))
     return Progress(total, stream=sys.stdout if line else None, verbose=verbose, paint=paint)
-
-
-def _unobservable(*, tool_spans: bool) -> Screen:
-    """What refuses, before anything runs, what an `agent_command` agent's wire cannot show
-    (nothing when its tool spans show it)."""
-    from harness.grading.evidence import load_refusals
-
-    def screen(case: Case) -> list[FixtureError]:
-        return load_refusals((case,), "agent_command", tool_spans=tool_spans)
-
-    return screen
 
 
 def _recordable(report: SuiteReport) -> bool:
