@@ -132,7 +132,9 @@ class RunWriters:
         self.counts = CaseCounts()
         made = options.json or options.html or options.history or options.output_format == "json"
         self.json = JsonWriter(options.json, spooled=True) if made else None
-        self.junit = JunitWriter(options.junit, flavor=options.junit_flavor)
+        self.junit = None
+        if options.junit:
+            self.junit = JunitWriter(options.junit, flavor=options.junit_flavor)
         self.table = TableWriter()
         self.summary = None
         if options.publish:
@@ -144,7 +146,7 @@ class RunWriters:
             from harness.reports.dump import RecordsDump
 
             self.dump = RecordsDump(options.dump_records)
-        every = (self.counts, self.json, self.junit if options.junit else None, self.table)
+        every = (self.counts, self.json, self.junit, self.table)
         ours = [writer for writer in (*every, self.summary, self.dump) if writer is not None]
         self._every: tuple[Writer, ...] = (*ours, *extra)
 
@@ -256,7 +258,7 @@ def write(
     foreign, comparison = _compared(baseline, shown, ran)
     if writers.json is not None:
         writers.json.close(head, git_commit)
-    if options.junit:
+    if writers.junit is not None:
         flips = comparison.cases if comparison is not None else None
         writers.junit.close(head, git_commit, flips=flips)
     if foreign is not None:
