@@ -21,9 +21,10 @@ from harness.pipeline import dispatch as pipeline_suite
 from harness.pipeline.dispatch import run_suite
 from harness.pipeline.setup import Setup
 from harness.recording import RunRecord
-from harness.reports.document import SCHEMA_VERSION, to_json
+from harness.reports.document import SCHEMA_VERSION
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.shards import merge_reports, read_part
+from harness.reports.writers import to_json
 from tests.agents import upper_tools
 from tests.builders import echo_trace, portable_regression, text_step
 from tests.conftest import WriteFixture
