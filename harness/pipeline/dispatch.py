@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from harness._parallel import gc_paused
 from harness.fixtures.catalog import Listed, reread
 from harness.fixtures.format import Case
 from harness.fixtures.identity import case_hash, case_id
@@ -91,27 +90,26 @@ def run_suite(
     supervised = _supervised(suite, setup)
     if not supervised and suite.count:  # no fork to keep the project's code out of here
         setup = setup.loaded()
-    with gc_paused():
-        if supervised:
-            from harness._parallel import cpu_count
-            from harness.pipeline.supervisor import run_supervised
+    if supervised:
+        from harness._parallel import cpu_count
+        from harness.pipeline.supervisor import run_supervised
 
-            workers = max(cpu_count(), 1) if jobs == AUTO else jobs
-            task = plan.task if plan.by_ref else None
-            reports: Iterator[CaseReport] = run_supervised(plan.items, setup, workers, task)
-        elif jobs == AUTO:
-            reports = _auto(plan, setup)
-        elif _in_workers(suite, setup, jobs):
-            reports = _workers(plan, plan.items, setup, jobs)
+        workers = max(cpu_count(), 1) if jobs == AUTO else jobs
+        task = plan.task if plan.by_ref else None
+        reports: Iterator[CaseReport] = run_supervised(plan.items, setup, workers, task)
+    elif jobs == AUTO:
+        reports = _auto(plan, setup)
+    elif _in_workers(suite, setup, jobs):
+        reports = _workers(plan, plan.items, setup, jobs)
+    else:
+        reports = (plan.task(case, setup) for case in plan.items)
+    try:
+        if on_case is None and stop is None and keep_cases:
+            finished.extend(reports)
         else:
-            reports = (plan.task(case, setup) for case in plan.items)
-        try:
-            if on_case is None and stop is None and keep_cases:
-                finished.extend(reports)
-            else:
-                stopped_early, ran = _watched(reports, finished, on_case, stop, keep_cases)
-        except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: keep what finished
-            interrupted = signal_name(exc)
+            stopped_early, ran = _watched(reports, finished, on_case, stop, keep_cases)
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: keep what finished
+        interrupted = signal_name(exc)
     cases = tuple(finished)
     if keep_cases:
         ran = len(cases)

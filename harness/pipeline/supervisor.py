@@ -27,7 +27,6 @@ there is no fork the cases run in this process, unsupervised.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import signal
 import sys
@@ -240,10 +239,6 @@ def _serve(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     agent_pool.end_on_sigterm()  # SIGTERM's default, after ending a reused agent process
     _forget_parent_threads()
-    # The run pauses the cyclic GC, but a worker lives for many cases of an agent that may
-    # make cycles: collect here, leaving the heap inherited from the harness frozen, unscanned.
-    gc.freeze()
-    gc.enable()
     adopt_orphans(parent)  # and die with the harness, even if it died before this line
     quiet_stdout()  # what the project's code prints never reaches the harness's stdout
     try:
