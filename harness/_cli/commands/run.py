@@ -23,8 +23,8 @@ from harness.reports.outputs import show_json, show_table, to_stdout
 if TYPE_CHECKING:
     from harness._cli.progress import Progress
     from harness.errors import FixtureError
-    from harness.fixtures.catalog import Screen
     from harness.fixtures.format import Case
+    from harness.fixtures.suite import Screen
     from harness.reports.model import SuiteReport
     from harness.reports.stream import ReportStream, Verdict
 
@@ -154,7 +154,6 @@ def run_command(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from harness._cli.last_failed import cache_path, remember
     from harness._cli.scope import apply_selection, suite_folder
-    from harness.fixtures import catalog
     from harness.fixtures.shard import parse_shard
     from harness.fixtures.suite import load_suite
     from harness.pipeline.dispatch import run_suite
@@ -187,7 +186,6 @@ def _run(args: argparse.Namespace) -> int:
         config.limits,
         load_jobs,
         screen=_unobservable(tool_spans=setup.tool_spans) if setup.agent_command else None,
-        hold_max=catalog.HOLD_MAX,  # a large suite is read again case by case as it runs
     )
     cache = cache_path(config.history)
     suite = apply_selection(suite, args, cache)
@@ -215,7 +213,6 @@ def _run(args: argparse.Namespace) -> int:
         history=history is not None,
         keep=True,  # what the table, the summary and the last-failed cache read: no record
         identity=baseline is not None or bool(args.write_baseline),
-        spool_kept=suite.refs is not None,  # a suite too large to hold: its rows wait on disk
     )
     on_case = stream.add if progress is None else _both(stream.add, progress.on_case)
     if args.dump_records:
@@ -238,7 +235,7 @@ def _run(args: argparse.Namespace) -> int:
                 if progress is not None:
                     progress.finish()
         expected = suite.count
-        del suite  # the decoded fixtures (or references) can go before the reports are finished
+        del suite  # the decoded fixtures can go before the reports are finished
         recorded = history if history is not None and _recordable(report) else None
         status = _finish(stream, report, expected, recorded)
         guard.disarm()  # the reports are written: the status is the written report's
