@@ -30,9 +30,8 @@ from harness.reports.writers import CaseCounts, JsonWriter, JunitWriter, TableWr
 if TYPE_CHECKING:
     from harness.config import Config
     from harness.errors import FixtureError
-    from harness.fixtures.catalog import Screen
     from harness.fixtures.format import Case
-    from harness.fixtures.suite import Suite
+    from harness.fixtures.suite import Screen, Suite
     from harness.pipeline.setup import Setup
     from harness.reports.baseline import Baseline, Comparison
 
@@ -170,7 +169,6 @@ def load(
     Raises:
         FixtureError: A fixture is refused (each refusal is a line).
     """
-    from harness.fixtures import catalog
     from harness.fixtures.suite import load_suite
     from harness.pipeline.dispatch import AUTO
 
@@ -184,7 +182,6 @@ def load(
         config.limits,
         jobs,
         screen=_unobservable(tool_spans=setup.tool_spans) if setup.agent_command else None,
-        hold_max=catalog.HOLD_MAX,  # a large suite is read again case by case as it runs
     )
 
 

@@ -12,7 +12,6 @@ from harness._cli import arguments, guard
 from harness._cli.agent_arguments import add_agent_arguments, agent_settings
 from harness._cli.arguments import check_outputs, jobs
 from harness._cli.baselines import read_gate
-from harness._parallel import gc_paused
 from harness.config import MODES, Config, find_pyproject, load_config
 from harness.errors import UsageError
 from harness.pipeline.setup import setup_from
@@ -146,11 +145,7 @@ _KEYWORD_HELP = (
 
 def run_command(args: argparse.Namespace) -> int:
     """Replay the suite, report it, and return the exit status `decide` gives."""
-    # The run makes no garbage cycles worth collecting: the cyclic GC would only rescan the
-    # growing heap of fixtures and reports, and forked --jobs workers share
-    # those pages untouched. Its previous state comes back when the command ends.
-    with gc_paused():
-        return _run(args)
+    return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
