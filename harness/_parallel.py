@@ -19,23 +19,17 @@ whatever signal ends it (`harness.lifeline`): none is left blocked on a pipe.
 `fork_shares` cuts the items in contiguous shares: the parent works on the first while
 forked children work on the others and hand their results back as msgpack.
 
-`gc_paused` holds off the cyclic garbage collector around such bulk work. Loading a suite or
-replaying it allocates many small acyclic objects that reference counting frees on its own,
-so a full collection in between only rescans the growing heap.
-
 Nothing here knows what the items are: the callers bring the task and its msgspec types.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
-from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import msgspec
@@ -45,10 +39,10 @@ from harness.lifeline import die_with_parent, forks_are_workers
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-# multiprocessing, concurrent.futures and tempfile are imported where used: `gc_paused` and
-# `cpu_count` are on every run's start-up path, and most runs never start a worker.
+# multiprocessing, concurrent.futures and tempfile are imported where used: `cpu_count` is
+# on every run's start-up path, and most runs never start a worker.
 
-__all__ = ["cpu_count", "fork_shares", "gc_paused", "run_in_workers"]
+__all__ = ["cpu_count", "fork_shares", "run_in_workers"]
 
 Item = TypeVar("Item")
 State = TypeVar("State")
@@ -349,32 +343,3 @@ def _say(line: str) -> None:
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Disable the cyclic GC for the block, restoring its previous state after, always.
-
-    When the pause ends, what was made during it goes straight to the oldest generation, as
-    if it had survived the young collections: otherwise the first allocation after would scan
-    all of it once more (about 10 ms after loading 10k fixtures).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            _promote()
-            gc.enable()
-
-
-def _promote() -> None:
-    """Move every tracked object to the oldest generation, unscanned (freeze, then unfreeze).
-
-    Skipped when the process keeps objects frozen on purpose (a pre-fork server, say):
-    unfreezing would hand those back to the collector.
-    """
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()

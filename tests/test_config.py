@@ -110,12 +110,12 @@ def test_project_default_is_the_gated_suite() -> None:
 
 def test_containment_keys_are_read_and_reach_the_setup(tmp_path: Path) -> None:
     """max_output_chars and agent_memory_mb go from the table into how cases run."""
-    from harness.pipeline.setup import setup_from
+    from harness.pipeline.setup import Overrides, setup_from
 
     path = pyproject(tmp_path, "[tool.harness]\nmax_output_chars = 500\nagent_memory_mb = 256\n")
     config = load_config(path)
     assert (config.max_output_chars, config.agent_memory_mb) == (500, 256)
-    setup, _ = setup_from(config, path, capture=False)
+    setup, _ = setup_from(config, path, Overrides(capture=False))
     assert (setup.output_limit, setup.memory_mb, setup.capture) == (500, 256, False)
     assert Config().agent_memory_mb is None
 

@@ -1,13 +1,12 @@
-"""Bulk work in worker processes (results in order, crashes pinned to their item) and gc_paused."""
+"""Bulk work in worker processes: results in order, crashes pinned to their item."""
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import msgspec
 import pytest
 
 from harness import _parallel
-from harness._parallel import fork_shares, gc_paused, run_in_workers
+from harness._parallel import fork_shares, run_in_workers
 from harness.fixtures.suite import PARALLEL_MIN
 from harness.pipeline.dispatch import CRASH_MESSAGE
 from tests.builders import echo_trace
@@ -140,69 +139,8 @@ def test_fork_shares_gives_none_where_it_cannot_fork(monkeypatch: pytest.MonkeyP
     assert seen == []
 
 
-@pytest.fixture
-def collector() -> Iterator[None]:
-    """The GC enabled, with nothing frozen, and restored after."""
-    was_enabled = gc.isenabled()
-    gc.enable()
-    yield
-    gc.unfreeze()
-    if not was_enabled:
-        gc.disable()
-
-
-@pytest.mark.usefixtures("collector")
-def test_block_runs_with_collection_off_and_leaves_it_on() -> None:
-    """The collector is off inside and back on after, even when the block raises."""
-    seen: list[bool] = []
-
-    def fail_paused() -> None:
-        with gc_paused():
-            seen.append(gc.isenabled())
-            raise RuntimeError("boom")
-
-    with pytest.raises(RuntimeError):
-        fail_paused()
-    assert seen == [False]
-    assert gc.isenabled()
-
-
-@pytest.mark.usefixtures("collector")
-def test_what_the_block_made_is_not_left_young() -> None:
-    """Objects made during the pause join the oldest generation: no young scan of them after."""
-    with gc_paused():
-        made = [[i] for i in range(50_000)]
-    newest = made[-1]
-    assert any(item is newest for item in gc.get_objects(generation=2))
-    assert gc.get_freeze_count() == 0
-    assert gc.is_tracked(newest)
-
-
-@pytest.mark.usefixtures("collector")
-@pytest.mark.usefixtures("collector")
-def test_objects_frozen_by_the_process_stay_frozen() -> None:
-    """A process that froze objects on purpose keeps them frozen."""
-    gc.freeze()
-    frozen = gc.get_freeze_count()
-    assert frozen > 0
-    with gc_paused():
-        _ = [[i] for i in range(1_000)]
-    # Frozen objects that die meanwhile leave the count (another thread may free some), but an
-    # unfreeze would empty it: most of them must still be frozen.
-    assert gc.get_freeze_count() > frozen // 2
-
-
-@pytest.mark.usefixtures("collector")
-def test_nested_pause_leaves_the_outer_one_paused() -> None:
-    """An inner pause ending does not turn collection back on under an outer one."""
-    with gc_paused():
-        with gc_paused():
-            pass
-        assert not gc.isenabled()
-
-
 def test_importing_it_loads_no_process_machinery() -> None:
-    """`gc_paused` is on every run's start-up path: workers' modules load only when used."""
+    """`cpu_count` is on every run's start-up path: workers' modules load only when used."""
     import subprocess
     import sys
 

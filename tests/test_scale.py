@@ -21,9 +21,10 @@ from harness.pipeline import dispatch as pipeline_suite
 from harness.pipeline.dispatch import run_suite
 from harness.pipeline.setup import Setup
 from harness.recording import RunRecord
-from harness.reports.document import SCHEMA_VERSION, to_json
+from harness.reports.document import SCHEMA_VERSION
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.shards import merge_reports, read_part
+from harness.reports.writers import to_json
 from tests.agents import upper_tools
 from tests.builders import echo_trace, portable_regression, text_step
 from tests.conftest import WriteFixture
@@ -386,9 +387,9 @@ def test_small_suite_with_the_builtin_loop_skips_workers(
     supervised: list[tuple[int, int]] = []
     real = supervisor.run_supervised
 
-    def counted(cases: Any, setup: Any, jobs: int, task: Any) -> Any:
+    def counted(cases: Any, setup: Any, jobs: int) -> Any:
         supervised.append((len(cases), jobs))
-        return real(cases, setup, jobs, task)
+        return real(cases, setup, jobs)
 
     monkeypatch.setattr(supervisor, "run_supervised", counted)
     suite = load_suite(str(mixed_suite))
@@ -397,6 +398,21 @@ def test_small_suite_with_the_builtin_loop_skips_workers(
     project = run_suite(suite, setup=Setup(tools=upper_tools), jobs=2)
     assert supervised == [(12, 2)]
     assert [c.passed for c in builtin.cases] == [c.passed for c in project.cases]
+
+
+@pytest.mark.parametrize("jobs", [1, 2], ids=["serial", "workers"])
+def test_a_fixture_edited_after_the_load_runs_as_loaded(
+    mixed_suite: Path, worker_runs: list[int], jobs: int
+) -> None:
+    """Cases are played from the suite as checked: a fixture is never read a second time."""
+    suite = load_suite(str(mixed_suite))
+    before = [c.passed for c in run_suite(suite, setup=Setup()).cases]
+    for path in mixed_suite.glob("*.json"):
+        path.write_text("{not json")
+    after = run_suite(suite, setup=Setup(), jobs=jobs)
+    assert [c.passed for c in after.cases] == before
+    assert all(c.error is None or "JSON" not in c.error for c in after.cases)
+    assert worker_runs == ([] if jobs == 1 else [12])
 
 
 @pytest.fixture

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from harness._cli.arguments import names, seconds
+
+if TYPE_CHECKING:
+    from harness.pipeline.setup import Overrides
 
 __all__ = [
     "add_agent",
@@ -72,14 +75,17 @@ def add_agent_command(parser: argparse.ArgumentParser | argparse._ActionsContain
     )
 
 
-def agent_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The flags `add_agent_arguments` added, as `setup_from`'s keyword arguments."""
-    return {
-        "agent": args.agent,
-        "tools": args.tools,
-        "agent_command": args.agent_command,
-        "agent_reuse": args.agent_reuse,
-        "tool_names": args.tool_names,
-        "tool_spans": args.tool_spans,
-        "case_timeout": args.case_timeout,
-    }
+def agent_settings(args: argparse.Namespace, *, capture: bool = True) -> Overrides:
+    """The flags `add_agent_arguments` added, as `setup_from`'s overrides."""
+    from harness.pipeline.setup import Overrides
+
+    return Overrides(
+        agent=args.agent,
+        tools=args.tools,
+        agent_command=args.agent_command,
+        agent_reuse=args.agent_reuse,
+        tool_names=args.tool_names,
+        tool_spans=args.tool_spans,
+        case_timeout=args.case_timeout,
+        capture=capture,
+    )

@@ -1,75 +1,16 @@
-"""`harness run --baseline/--write-baseline/--dump-records`: what a run adds beside its reports."""
+"""`harness run --baseline`: the gating baseline, read and checked before the run."""
 
 from __future__ import annotations
 
-import argparse
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from harness.errors import ArtifactError, UsageError
-from harness.text import complain
+from harness.errors import UsageError
 
 if TYPE_CHECKING:
-    from harness.reports.baseline import Baseline, Comparison
-    from harness.reports.model import SuiteReport
+    from harness.reports.baseline import Baseline
 
-__all__ = ["baselines", "dumper", "read_gate", "refuse_foreign"]
-
-
-def dumper(directory: str) -> Any:
-    """Write each failed or errored case's record to `directory` as the case finishes."""
-    from harness.reports.receipts import Receipts
-
-    return Receipts(directory).add
-
-
-def baselines(
-    args: argparse.Namespace,
-    report: SuiteReport,
-    baseline: Baseline | None,
-    status: int,
-    *,
-    complete: bool,
-) -> tuple[int, Comparison | None]:
-    """Compare with the baseline and write one, as asked; the exit status and the comparison.
-
-    The comparison, made of a run that finished every case with a verdict (0 or 1), is the
-    exit status, and the JUnit file written marks its flips; it is shown after the table.
-
-    Raises:
-        UsageError: The baseline is of another suite, mode or tool surface than the run.
-    """
-    comparison = None
-    if baseline is not None:
-        refuse_foreign(args.baseline, baseline, report.suite, report.mode, report.tool_surface)
-    if baseline is not None and complete and status in (0, 1):
-        from harness.reports.artifact import is_in_place, read_artifact
-        from harness.reports.baseline import compare, write_marked_junit
-
-        comparison = compare(baseline, report)
-        status = comparison.exit_code()
-        if args.junit and os.path.isfile(args.junit) and not is_in_place(args.junit):
-            # a device or a stream (/dev/null, /dev/stdout) is written once, never read back
-            junit = read_artifact(args.junit, ArtifactError)
-            write_marked_junit(args.junit, junit, comparison.cases)
-    path = args.write_baseline
-    if path:
-        from harness.reports.baseline import unwritten, write_baseline
-
-        # A baseline that gates this run is kept, or the next run would pass on the
-        # regression it found; a run that could write none says why it could not.
-        gating = comparison is not None and comparison.exit_code() > 0
-        if (
-            gating
-            and _same_file(args.baseline, path)
-            and unwritten(report, complete=complete) is None
-        ):
-            refused: str | None = f"{path}: baseline not written over: the comparison with it gates"
-        else:
-            refused = write_baseline(report, path, complete=complete)
-        if refused is not None:
-            complain(refused)
-    return status, comparison
+__all__ = ["read_gate", "refuse_foreign"]
 
 
 def read_gate(path: str | None, folder: str, mode: str) -> Baseline | None:
@@ -101,10 +42,3 @@ def refuse_foreign(
     differs = foreign(baseline, suite=suite, mode=mode, tool_surface=tool_surface)
     if differs is not None:
         raise UsageError(f"{path}: a baseline of another run: {differs}")
-
-
-def _same_file(first: str, second: str) -> bool:
-    try:
-        return os.path.samefile(first, second)
-    except OSError:  # the second does not exist yet
-        return False

@@ -1,4 +1,4 @@
-"""The exit guard: a run exits 0 only once its report is written and says every case passed.
+"""The exit guard: a run exits 0 only once its reports are written and `decide` says so.
 
 While a run is in progress (`armed`), the code it runs (the project's agent, tools, graders)
 could end the process early: `sys.exit(0)` escaping a case, or `os._exit(0)`. Either would
@@ -10,8 +10,9 @@ make the gate pass without having run. While armed:
 - should the interpreter end by any other way before the run disarms the guard, an `atexit`
   hook exits 1.
 
-The run disarms the guard once it has written every report it was asked for and read its
-verdict back; only then can its status be 0.
+The run disarms the guard once it has written every report it was asked for and its exit
+status is decided (`harness.pipeline.workflow.decide`, from the cases it counted); only then can its
+status be 0. The guard decides nothing itself: it only keeps an early exit from passing.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ class Progress:
         """Show the line at once: the run has begun, even if its first case is slow."""
         self._draw()
 
-    def on_case(self, case: CaseReport) -> None:
+    def add(self, case: CaseReport) -> None:
         """Count `case`; print its `-v` line; redraw the progress line if it is time."""
         self.done += 1
         if case.error is not None:

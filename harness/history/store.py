@@ -34,7 +34,7 @@ from harness.history.failures import DAMAGE, cause, check_is_file, wrong_type
 from harness.masking import redact
 from harness.reports.document import ReportDocument, decode_document
 
-__all__ = ["CaseRow", "History", "RunRow", "run_id_of"]
+__all__ = ["CaseRow", "CaseValues", "History", "RunRow", "run_id_of"]
 
 BUSY_TIMEOUT_S = 30.0
 """How long a writer waits for another writer's transaction before giving up."""
@@ -85,7 +85,9 @@ TABLES = {
 
 Row = TypeVar("Row")
 CaseValues = tuple[str, str, bool, str | None, float, str | None, str | None]
-"""One case row as recorded: name, source, passed, error, duration_s, id, case_hash."""
+"""One case's row as recorded (`case_results` without its run id): name, source, passed,
+error, duration_s, id, case_hash. The one row type: a run's writer spools it, an imported
+artifact's cases give it."""
 
 
 class RunRow(msgspec.Struct, frozen=True, array_like=True):
@@ -218,15 +220,15 @@ class History:
         """
         return self._insert(run_id_of(artifact), self.check_artifact(artifact, source))
 
-    def record_streamed(
+    def record_run(
         self,
         run_id: str,
         document: ReportDocument,
         rows: Iterable[CaseValues],
     ) -> bool:
-        """Record a streamed run: its document without cases, and one row per case as the
-        JSON artifact holds it (name, source, passed, error, duration_s, id, case_hash);
-        `run_id` is the artifact's SHA-256. False when it was already recorded.
+        """Record a run written case by case: its document without cases, and one row per
+        case as the JSON artifact holds it; `run_id` is the artifact's SHA-256. False when it
+        was already recorded.
 
         Raises:
             HistoryError: The write failed.

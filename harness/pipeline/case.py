@@ -7,11 +7,8 @@ import time
 from typing import Any
 
 from harness.errors import AgentError, CaseError, CaseTimeout, ConfigError, ExtensionError
-from harness.fixtures.catalog import reread
 from harness.fixtures.format import Case
 from harness.fixtures.identity import case_hash, case_id
-from harness.fixtures.limits import DEFAULT_LIMITS, Limits
-from harness.fixtures.refs import CaseRef
 from harness.grading.evidence import wire_refusals
 from harness.grading.graders import grade_case
 from harness.grading.result import GradeContext, GradeResult
@@ -31,7 +28,7 @@ from harness.replay.workspace import Workspace
 from harness.reports.model import CaseReport
 from harness.reports.redact import published, redact
 
-__all__ = ["run_case", "run_ref"]
+__all__ = ["run_case"]
 
 
 def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
@@ -116,16 +113,6 @@ def run_case(case: Case, setup: Setup = DEFAULT_SETUP) -> CaseReport:
             case_hash=digest,
         )
     )
-
-
-def run_ref(
-    ref: CaseRef, setup: Setup = DEFAULT_SETUP, limits: Limits = DEFAULT_LIMITS
-) -> CaseReport:
-    """`run_case` on the case `ref` names, read again just now; dropped once it ran."""
-    case = reread(ref, limits)
-    if isinstance(case, str):  # never run on what the first pass saw: it errors
-        return CaseReport(name=ref.name, source=ref.source, error=case, case_id=ref.case_id)
-    return run_case(case, setup)
 
 
 def _graded(

@@ -5,16 +5,11 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
-from harness._parallel import gc_paused
-from harness.fixtures.catalog import Listed, reread
 from harness.fixtures.format import Case
 from harness.fixtures.identity import case_hash, case_id
-from harness.fixtures.limits import Limits
-from harness.fixtures.refs import CaseRef
 from harness.fixtures.suite import PARALLEL_MIN, Suite
-from harness.pipeline.case import run_case, run_ref
+from harness.pipeline.case import run_case
 from harness.pipeline.interrupt import signal_name
 from harness.pipeline.setup import DEFAULT_SETUP, Setup, tool_surface
 from harness.reports.model import CaseReport, SuiteReport
@@ -87,31 +82,28 @@ def run_suite(
     finished: list[CaseReport] = []
     interrupted = None
     stopped_early, ran = False, 0
-    plan = _Plan(suite)
     supervised = _supervised(suite, setup)
     if not supervised and suite.count:  # no fork to keep the project's code out of here
         setup = setup.loaded()
-    with gc_paused():
-        if supervised:
-            from harness._parallel import cpu_count
-            from harness.pipeline.supervisor import run_supervised
+    if supervised:
+        from harness._parallel import cpu_count
+        from harness.pipeline.supervisor import run_supervised
 
-            workers = max(cpu_count(), 1) if jobs == AUTO else jobs
-            task = plan.task if plan.by_ref else None
-            reports: Iterator[CaseReport] = run_supervised(plan.items, setup, workers, task)
-        elif jobs == AUTO:
-            reports = _auto(plan, setup)
-        elif _in_workers(suite, setup, jobs):
-            reports = _workers(plan, plan.items, setup, jobs)
+        workers = max(cpu_count(), 1) if jobs == AUTO else jobs
+        reports: Iterator[CaseReport] = run_supervised(suite.cases, setup, workers)
+    elif jobs == AUTO:
+        reports = _auto(suite.cases, setup)
+    elif _in_workers(suite, setup, jobs):
+        reports = _workers(suite.cases, setup, jobs)
+    else:
+        reports = (run_case(case, setup) for case in suite.cases)
+    try:
+        if on_case is None and stop is None and keep_cases:
+            finished.extend(reports)
         else:
-            reports = (plan.task(case, setup) for case in plan.items)
-        try:
-            if on_case is None and stop is None and keep_cases:
-                finished.extend(reports)
-            else:
-                stopped_early, ran = _watched(reports, finished, on_case, stop, keep_cases)
-        except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: keep what finished
-            interrupted = signal_name(exc)
+            stopped_early, ran = _watched(reports, finished, on_case, stop, keep_cases)
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: keep what finished
+        interrupted = signal_name(exc)
     cases = tuple(finished)
     if keep_cases:
         ran = len(cases)
@@ -169,58 +161,45 @@ def _watched(
     return False, ran
 
 
-class _Plan:
-    """What a suite's cases are run as: held cases by `run_case`, references by `run_ref`."""
-
-    def __init__(self, suite: Suite) -> None:
-        self.items: Sequence[Listed] = suite.listed
-        self.limits = suite.limits
-        self.by_ref = suite.refs is not None
-        self.task: Callable[[Any, Setup], CaseReport] = (
-            functools.partial(run_ref, limits=suite.limits) if self.by_ref else run_case
-        )
-
-
-def _workers(plan: _Plan, cases: Sequence[Listed], setup: Setup, jobs: int) -> Iterator[CaseReport]:
+def _workers(cases: Sequence[Case], setup: Setup, jobs: int) -> Iterator[CaseReport]:
     from harness._parallel import run_in_workers
 
-    item_type: type[Any] = CaseRef if plan.by_ref else Case
     return run_in_workers(
-        plan.task,
+        run_case,
         cases,
         setup,
         min(jobs, len(cases)),
-        item_type=item_type,
+        item_type=Case,
         result_type=CaseReport,
-        crashed=functools.partial(_crashed, cases, plan.limits),
+        crashed=functools.partial(_crashed, cases),
         describe=lambda index: printable(f"case {cases[index].name} ({cases[index].source})"),
     )
 
 
-def _auto(plan: _Plan, setup: Setup) -> Iterator[CaseReport]:
+def _auto(cases: Sequence[Case], setup: Setup) -> Iterator[CaseReport]:
     """`--jobs auto`: each case's report, in order, here or in workers where they win."""
     from harness._parallel import cpu_count
 
-    cases, cores, task = plan.items, cpu_count(), plan.task
+    cores = cpu_count()
     if cores < 2 or len(cases) < 2:
-        yield from (task(case, setup) for case in cases)
+        yield from (run_case(case, setup) for case in cases)
         return
     if not setup.runs_project_code:  # the built-in loop: microseconds a case
         if len(cases) >= PARALLEL_MIN:
-            yield from _workers(plan, cases, setup, cores)
+            yield from _workers(cases, setup, cores)
         else:
-            yield from (task(case, setup) for case in cases)
+            yield from (run_case(case, setup) for case in cases)
         return
     started = time.perf_counter()
     probed = cases[:PROBE_CASES]
     for case in probed:
-        yield task(case, setup)
+        yield run_case(case, setup)
     rest = cases[len(probed) :]
     mean = (time.perf_counter() - started) / len(probed)
     if rest and worth_workers(mean, len(rest), cores):
-        yield from _workers(plan, rest, setup, cores)
+        yield from _workers(rest, setup, cores)
     else:
-        yield from (task(case, setup) for case in rest)
+        yield from (run_case(case, setup) for case in rest)
 
 
 def worth_workers(case_s: float, cases: int, jobs: int) -> bool:
@@ -249,15 +228,9 @@ def _in_workers(suite: Suite, setup: Setup, jobs: int) -> bool:
     return setup.runs_project_code or suite.count >= PARALLEL_MIN
 
 
-def _crashed(cases: Sequence[Listed], limits: Limits, index: int) -> CaseReport:
+def _crashed(cases: Sequence[Case], index: int) -> CaseReport:
     """The report of the case at `index`, whose worker process died while running it."""
-    listed = cases[index]
-    case = listed if isinstance(listed, Case) else reread(listed, limits)
-    if isinstance(case, str):  # by reference, and changed since: its id is all there is
-        assert isinstance(listed, CaseRef)
-        return CaseReport(
-            name=listed.name, source=listed.source, error=CRASH_MESSAGE, case_id=listed.case_id
-        )
+    case = cases[index]
     return CaseReport(
         name=case.name,
         source=case.source,

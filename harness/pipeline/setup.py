@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_CASE_TIMEOUT",
     "DEFAULT_SETUP",
     "AgentFactory",
+    "Overrides",
     "Setup",
     "reference_agent",
     "registered_names",
@@ -33,29 +34,44 @@ __all__ = [
 ]
 
 
+class Overrides(msgspec.Struct, frozen=True, kw_only=True):
+    """The command line's overrides of the config's keys (None: the config's own)."""
+
+    agent: str | None = None
+    """The agent factory (`--agent`)."""
+    tools: str | None = None
+    """The tools factory (`--tools`)."""
+    agent_command: str | None = None
+    """An agent in any language (`--agent-command`)."""
+    case_timeout: float | None = None
+    """Seconds a case may take (`--case-timeout`)."""
+    capture: bool = True
+    """Whether the agent's output is captured per case (False: `-s`)."""
+    tool_names: tuple[str, ...] | None = None
+    """The tools an `agent_command` agent declares (`--tool-names`)."""
+    tool_spans: bool | None = None
+    """Whether wire agents' calls come from their spans (`--tool-spans`)."""
+    agent_reuse: bool | None = None
+    """Whether one agent command process plays case after case (`--agent-reuse`)."""
+
+
 def setup_from(
-    config: Config,
-    config_path: str | None,
-    *,
-    agent: str | None = None,
-    tools: str | None = None,
-    agent_command: str | None = None,
-    case_timeout: float | None = None,
-    capture: bool = True,
-    tool_names: tuple[str, ...] | None = None,
-    tool_spans: bool | None = None,
-    agent_reuse: bool | None = None,
+    config: Config, config_path: str | None, overrides: Overrides | None = None
 ) -> tuple[Setup, tuple[str, ...]]:
     """The agent, tools and timeout to run with, and the names of the tools fixtures may name.
 
-    The keyword arguments are command-line overrides of the config's keys. The tool names
-    are the registered tools' and the declared `tool_names`; an `agent_command` agent has
-    only the declared ones (it brings its own tools), so without them its fixtures may name
-    only the tools they script.
+    `config` is the `[tool.harness]` of the file at `config_path` (None: the defaults), and
+    `overrides` the command line's (None: none). The tool names are the registered tools' and
+    the declared `tool_names`; an `agent_command` agent has only the declared ones (it brings
+    its own tools), so without them its fixtures may name only the tools they script.
 
     Raises:
         ConfigError: A plugin cannot be loaded, or the settings contradict each other.
     """
+    overrides = overrides or Overrides()
+    agent, tools, agent_command = overrides.agent, overrides.tools, overrides.agent_command
+    case_timeout, capture = overrides.case_timeout, overrides.capture
+    tool_names, tool_spans = overrides.tool_names, overrides.tool_spans
     root = os.path.dirname(os.path.abspath(config_path)) if config_path else None
     setup = Setup(
         case_timeout=case_timeout or config.case_timeout,
@@ -82,7 +98,7 @@ def setup_from(
         argv = _command(command, command_source, command_key)
         _check_startable(argv[0], root, command_source, command_key)
         setup = msgspec.structs.replace(setup, agent_command=argv, root=root)
-    setup = _with_reuse(setup, agent_reuse, config.agent_reuse, config_path)
+    setup = _with_reuse(setup, overrides.agent_reuse, config.agent_reuse, config_path)
     tools_plugin = _origin(tools, config.tools, "tools", config_path)
     if tools_plugin is None and not config.default_tools:
         raise ConfigError(

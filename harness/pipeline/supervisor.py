@@ -27,12 +27,11 @@ there is no fork the cases run in this process, unsupervised.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from multiprocessing import Pipe
 from multiprocessing.connection import wait
 from typing import TYPE_CHECKING, Any
@@ -40,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from harness.errors import ConfigError
-from harness.fixtures.catalog import Listed
+from harness.fixtures.format import Case
 from harness.pipeline import agent_pool
 from harness.pipeline.case import run_case
 from harness.pipeline.plugins import quiet_stdout
@@ -55,9 +54,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ANSWER_GRACE_S", "can_supervise", "run_supervised"]
 
-Task = Callable[[Any, Setup], CaseReport]
-"""What runs one case in a worker."""
-
 ANSWER_GRACE_S = 5.0
 """Seconds past the case timeout before a silent worker is killed (its own watchdog fires first)."""
 _REPORT, _RETIRING, _CONFIG = b"R", b"X", b"C"
@@ -70,19 +66,13 @@ def can_supervise() -> bool:
     return hasattr(os, "fork")
 
 
-def run_supervised(
-    cases: Sequence[Listed],
-    setup: Setup,
-    jobs: int,
-    task: Task | None = None,
-) -> Iterator[CaseReport]:
-    """Yield each case's report, in order, each case run by `task` in one of `jobs` supervised
-    workers (None: `run_case`; `run_ref` for cases by reference).
+def run_supervised(cases: Sequence[Case], setup: Setup, jobs: int) -> Iterator[CaseReport]:
+    """Yield each case's report, in order, each case run in one of `jobs` supervised workers.
 
     Raises:
         ConfigError: The agent factory built something that is not an agent.
     """
-    workers = [_Worker(cases, setup, task) for _ in range(max(1, min(jobs, len(cases))))]
+    workers = [_Worker(cases, setup) for _ in range(max(1, min(jobs, len(cases))))]
     done: dict[int, CaseReport] = {}
     busy: dict[_Worker, tuple[int, float]] = {}
     upcoming, emitted = 0, 0
@@ -119,10 +109,9 @@ def _now() -> float:
 class _Worker:
     """One supervised worker process, started on first use and again after it is gone."""
 
-    def __init__(self, cases: Sequence[Listed], setup: Setup, task: Task | None) -> None:
+    def __init__(self, cases: Sequence[Case], setup: Setup) -> None:
         self._cases = cases
         self._setup = setup
-        self._task = task
         self._pid = 0
         self._connection: Connection | None = None
 
@@ -145,7 +134,7 @@ class _Worker:
         timeout = self._setup.case_timeout
         return _now() + (timeout + ANSWER_GRACE_S if timeout is not None else float("inf"))
 
-    def receive(self, case: Listed) -> CaseReport:
+    def receive(self, case: Case) -> CaseReport:
         """The worker's report of `case`, or a crash report when it died running it."""
         try:
             message = self.connection.recv_bytes()
@@ -159,7 +148,7 @@ class _Worker:
             self.stop()
         return _decode_report(body)
 
-    def timed_out(self, case: Listed) -> CaseReport:
+    def timed_out(self, case: Case) -> CaseReport:
         """The report of `case`, whose worker never answered: the worker is killed."""
         self.stop()
         timeout = self._setup.case_timeout
@@ -181,7 +170,7 @@ class _Worker:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
 
-    def _crashed(self, case: Listed) -> CaseReport:
+    def _crashed(self, case: Case) -> CaseReport:
         pid, self._pid = self._pid, 0
         status = 0
         with contextlib.suppress(ChildProcessError):
@@ -199,7 +188,7 @@ class _Worker:
             status = 1
             try:
                 ours.close()
-                _serve(theirs, self._cases, self._setup, self._task, parent)
+                _serve(theirs, self._cases, self._setup, parent)
                 status = 0
             finally:
                 os._exit(status)
@@ -230,9 +219,8 @@ def _flush_stdio() -> None:
 
 def _serve(
     connection: Connection,
-    cases: Sequence[Listed],
+    cases: Sequence[Case],
     setup: Setup,
-    task: Task | None,
     parent: int,
 ) -> None:
     """The worker's loop: run the case asked for, answer with its report, until told to stop."""
@@ -240,10 +228,6 @@ def _serve(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     agent_pool.end_on_sigterm()  # SIGTERM's default, after ending a reused agent process
     _forget_parent_threads()
-    # The run pauses the cyclic GC, but a worker lives for many cases of an agent that may
-    # make cycles: collect here, leaving the heap inherited from the harness frozen, unscanned.
-    gc.freeze()
-    gc.enable()
     adopt_orphans(parent)  # and die with the harness, even if it died before this line
     quiet_stdout()  # what the project's code prints never reaches the harness's stdout
     try:
@@ -254,14 +238,12 @@ def _serve(
     if setup.memory_mb is not None:
         limit_memory(setup.memory_mb, beyond=_address_space())
     try:
-        _answer(connection, cases, setup, task)
+        _answer(connection, cases, setup)
     finally:
         agent_pool.close_pool()
 
 
-def _answer(
-    connection: Connection, cases: Sequence[Listed], setup: Setup, task: Task | None
-) -> None:
+def _answer(connection: Connection, cases: Sequence[Case], setup: Setup) -> None:
     """Run each case asked for and answer with its report, until told to stop."""
     while True:
         try:
@@ -269,8 +251,7 @@ def _answer(
         except (EOFError, OSError):
             return  # the harness is done, or gone
         try:
-            run: Task = task or run_case  # looked up now: the tests stand in for run_case
-            report = run(cases[index], setup)
+            report = run_case(cases[index], setup)  # looked up now: tests stand in for it
         except ConfigError as exc:
             connection.send_bytes(_CONFIG + _encode([exc.source, exc.key, exc.reason]))
             return

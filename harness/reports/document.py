@@ -34,10 +34,9 @@ __all__ = [
     "case_json",
     "decode_document",
     "from_document",
-    "json_chunks",
+    "head_document",
     "json_ends",
     "to_document",
-    "to_json",
 ]
 
 
@@ -125,7 +124,7 @@ def _document(
     cases: tuple[CaseDocument, ...],
     counts: Counts | None = None,
 ) -> ReportDocument:
-    if counts is not None:  # streamed: the cases were counted as they finished, not kept
+    if counts is not None:  # counted as the cases finished: they are not read
         passed, errored, total, skipped = (
             counts.passed,
             counts.errored,
@@ -173,7 +172,7 @@ def _document(
 
 
 class Counts(msgspec.Struct, frozen=True, kw_only=True):
-    """What a streamed run counted of its cases as they finished (they are not kept)."""
+    """What a writer counted of the cases as they finished (they are not kept)."""
 
     passed: int
     errored: int
@@ -218,56 +217,31 @@ def case_json(case: CaseReport) -> bytes:
     return _indented(_case_document(case)) + b"\n"
 
 
-def to_json(report: SuiteReport, *, git_commit: str | None = None) -> bytes:
-    """The JSON report, indented, with a trailing newline."""
-    return b"".join(json_chunks(report, git_commit=git_commit))
-
-
 _CASES = b'"cases": []'
 
-
-def json_chunks(report: SuiteReport, *, git_commit: str | None = None) -> list[bytes]:
-    """The JSON report in pieces (the document, then each case, then the rest), joined: `to_json`.
-
-    Each case is encoded and indented alone, so the whole report is never held twice over
-    (compact and indented, each in a growing buffer): on a 10k-case run that was ~30 MB.
-    The pieces are exactly what indenting the whole document gives.
-
-    A lone surrogate (which a custom tool or agent may produce) cannot be encoded as UTF-8;
-    such characters are written as `\\udXXX` escapes rather than failing the report.
-    """
-    head, tail = json_ends(report, git_commit=git_commit)
-    if not report.cases:
-        return [head + _CASES + tail]
-    chunks = [head + CASES_OPEN]
-    for case in report.cases:
-        chunks.append(case_chunk(case))
-        chunks.append(CASES_BETWEEN)
-    chunks[-1] = CASES_CLOSE + tail
-    return chunks
-
-
 CASES_OPEN, CASES_BETWEEN, CASES_CLOSE = b'"cases": [\n    ', b",\n    ", b"\n  ]"
-"""What goes around and between the case chunks (`json_chunks`)."""
+"""What goes around and between the case pieces (`case_chunk`) of the JSON report."""
 
 
-def json_ends(
-    report: SuiteReport,
-    *,
-    git_commit: str | None = None,
-    counts: Counts | None = None,
-) -> tuple[bytes, bytes]:
-    """The report's JSON up to its `"cases"` key, and after the cases' closing bracket.
+def head_document(
+    report: SuiteReport, *, git_commit: str | None = None, counts: Counts
+) -> ReportDocument:
+    """The document of the run `report` describes, without its cases, with these totals.
 
     Args:
-        report: The run; its cases are not read when `counts` is given.
+        report: The run; its cases are not read.
         git_commit: The commit under test.
-        counts: The cases passed, errored and run, counted as a streamed run went; None
-            counts `report.cases`.
+        counts: The cases passed, errored and run, counted as they finished.
     """
+    return _document(report, git_commit, (), counts)
+
+
+def json_ends(head: ReportDocument) -> tuple[bytes, bytes]:
+    """The report's JSON up to its `"cases"` key, and after the cases' closing bracket, of
+    `head`, a document without its cases (`head_document`)."""
     # `"cases": []` can only be the key: inside a JSON string every quote is escaped.
-    head, tail = _indented(_document(report, git_commit, (), counts)).split(_CASES, 1)
-    return head, tail + b"\n"
+    start, tail = _indented(head).split(_CASES, 1)
+    return start, tail + b"\n"
 
 
 def case_chunk(case: CaseReport) -> bytes:
@@ -276,6 +250,11 @@ def case_chunk(case: CaseReport) -> bytes:
 
 
 def _indented(document: msgspec.Struct) -> bytes:
+    """`document` encoded and indented.
+
+    A lone surrogate (which a custom tool or agent may produce) cannot be encoded as UTF-8;
+    such characters are written as `\\udXXX` escapes rather than failing the report.
+    """
     try:
         encoded = msgspec.json.encode(document)
     except UnicodeEncodeError:

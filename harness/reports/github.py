@@ -16,15 +16,20 @@ import stat
 import sys
 from collections.abc import Sequence
 
+import msgspec
+
 from harness.reports.location import failure_line, first_failure, relative_path
 from harness.reports.model import CaseReport, SuiteReport
+from harness.reports.slim import printed
 from harness.text import complain, markdown, truncate, workflow_data, workflow_property
 
 __all__ = [
     "MAX_ANNOTATIONS",
     "SUMMARY_LIMIT",
+    "SummaryWriter",
     "annotation_commands",
     "append_step_summary",
+    "in_github",
     "publish",
     "reporting_enabled",
     "step_summary",
@@ -179,6 +184,12 @@ def annotation_commands(report: SuiteReport, limit: int = MAX_ANNOTATIONS) -> li
     return commands
 
 
+def in_github() -> bool:
+    """Whether a run writes the job summary or annotations: in GitHub Actions, or with a
+    `GITHUB_STEP_SUMMARY` to append to."""
+    return os.environ.get("GITHUB_ACTIONS") == "true" or bool(os.environ.get("GITHUB_STEP_SUMMARY"))
+
+
 def reporting_enabled() -> bool:
     """Whether this job writes the summary and annotations (`HARNESS_GITHUB_REPORT`)."""
     flag = os.environ.get("HARNESS_GITHUB_REPORT", "1").strip().lower()
@@ -197,7 +208,7 @@ def publish(
     outputs and inputs: the summary is appended to none of them.
     """
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    if not in_actions and not os.environ.get("GITHUB_STEP_SUMMARY"):
+    if not in_github():
         return
     if not reporting_enabled():
         return
@@ -208,6 +219,29 @@ def publish(
         for command in annotation_commands(report):
             print(command, file=stream)
         stream.flush()
+
+
+class SummaryWriter:
+    """The job summary and the annotations: each case held slimmed (`slim.printed`), both
+    written at the close (`publish`)."""
+
+    def __init__(self) -> None:
+        self._held: list[CaseReport] = []
+
+    def add(self, case: CaseReport) -> None:
+        """Hold what the summary and the annotations print of one finished case."""
+        self._held.append(printed(case))
+
+    def close(
+        self,
+        head: SuiteReport,
+        output_format: str,
+        artifacts: Sequence[str] = (),
+        others: Sequence[str] = (),
+    ) -> None:
+        """`publish` the run `head` describes, with the cases held."""
+        cases, self._held = tuple(self._held), []
+        publish(msgspec.structs.replace(head, cases=cases), output_format, artifacts, others)
 
 
 def _problems(case: CaseReport) -> list[str]:

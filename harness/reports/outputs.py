@@ -1,4 +1,4 @@
-"""What one run writes: the report rendered once per format, shown, and written as artifacts.
+"""What a run or a merge shows on stdout: the table's lines or the JSON report's pieces.
 
 Stdout comes last, after every artifact, and a stdout that fails (a reader gone, as with
 `| head`; a closed stdout; a full disk; an encoding that cannot hold the text) never loses
@@ -9,79 +9,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable, Iterable
+from typing import TextIO
 
-from harness.reports.artifact import write_atomic
 from harness.text import complain
 
-if TYPE_CHECKING:
-    from harness.reports.model import SuiteReport
-    from harness.reports.recap import Paint
-
-__all__ = ["Outputs", "show", "show_json", "show_table", "to_stdout", "write_artifacts"]
-
-
-class Outputs:
-    """The renderings of one report, each made at most once."""
-
-    def __init__(self, report: SuiteReport, *, git_commit: str | bool | None = True) -> None:
-        self.report = report
-        self._commit = git_commit
-        self._json: list[bytes] | None = None
-
-    @property
-    def git_commit(self) -> str | None:
-        """The commit under test: given, or (True) found when first needed."""
-        if self._commit is True:
-            from harness.reports.provenance import git_commit
-
-            self._commit = git_commit()
-        return self._commit or None
-
-    def json_chunks(self) -> list[bytes]:
-        """The JSON report in pieces (`document.json_chunks`): never held twice."""
-        if self._json is None:
-            from harness.reports.document import json_chunks
-
-            self._json = json_chunks(self.report, git_commit=self.git_commit)
-        return self._json
-
-    def json(self) -> bytes:
-        return b"".join(self.json_chunks())
-
-    def junit(self, flavor: str = "full") -> bytes:
-        from harness.reports.junit import to_junit_xml
-
-        return to_junit_xml(self.report, git_commit=self.git_commit, flavor=flavor)
-
-
-def show(outputs: Outputs, output_format: str) -> None:
-    if output_format == "json":
-        binary = getattr(sys.stdout, "buffer", None)
-        if binary is None:  # a text-only stream (main() embedded with redirected stdout)
-            sys.stdout.write(outputs.json().decode())
-        else:
-            sys.stdout.flush()
-            binary.writelines(outputs.json_chunks())  # bytes as they are: no decoded copy
-    else:
-        from harness.reports.table import render_table
-
-        print(render_table(outputs.report))
-    sys.stdout.flush()
-
-
-def write_artifacts(
-    outputs: Outputs,
-    *,
-    json_path: str | None,
-    junit_path: str | None,
-    junit_flavor: str = "full",
-) -> None:
-    if json_path:
-        write_atomic(json_path, outputs.json_chunks())
-    if junit_path:
-        write_atomic(junit_path, outputs.junit(junit_flavor))
+__all__ = ["show_json", "show_lines", "to_stdout"]
 
 
 def to_stdout(write: Callable[[TextIO], object]) -> bool:
@@ -111,21 +44,13 @@ def to_stdout(write: Callable[[TextIO], object]) -> bool:
     return True
 
 
-def show_table(
-    report: SuiteReport,
-    paint: Paint | None = None,
-    marks: Sequence[str] | None = None,
-    after: str = "",
-) -> Callable[[TextIO], None]:
-    """What writes `report` as the table (colored by `paint`, when given, with a `baseline`
-    column of `marks`), then the lines of `after`."""
+def show_lines(lines: Iterable[str], after: str = "") -> Callable[[TextIO], None]:
+    """What writes `lines` (the table's), then the lines of `after`."""
 
     def write(stream: TextIO) -> None:
-        from harness.reports.table import table_lines
-
         # In batches of lines: a large run's table is never held whole as one text.
         batch: list[str] = []
-        for line in table_lines(report, paint, marks):
+        for line in lines:
             batch.append(line)
             if len(batch) == 1024:
                 stream.write("\n".join(batch) + "\n")

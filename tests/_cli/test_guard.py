@@ -46,11 +46,13 @@ sys.exit(main(sys.argv[4:]))
 STAGES = [
     "harness.pipeline.dispatch.run_case",  # a case
     "harness.pipeline.case.grade_case",  # grading
-    "harness.reports.stream.ReportStream.add",  # a finished case reported
-    "harness.reports.stream.ReportStream.finish",  # the reports finished
-    "harness.reports.stream.write_atomic",  # an artifact written
-    "harness.reports.stream.ReportStream.rows",  # the history recorded
-    "harness.history.store.History.record_streamed",
+    "harness.pipeline.workflow.RunWriters.add",  # a finished case fed to the writers
+    "harness.reports.writers.JsonWriter.close",  # the JSON report finished
+    "harness.reports.writers.JunitWriter.close",  # the JUnit file finished
+    "harness.reports.writers.write_atomic",  # an artifact written
+    "harness.pipeline.workflow.decide",  # the exit status decided
+    "harness.history.writer.HistoryWriter.close",  # the history recorded
+    "harness.history.store.History.record_run",
 ]
 
 

@@ -142,16 +142,6 @@ def test_python_dash_m_runs_the_regression_suite() -> None:
     assert "evals/regression/single_tool_echo.json" in done.stdout
 
 
-def test_a_run_leaves_the_garbage_collector_as_it_found_it(write_fixture: WriteFixture) -> None:
-    """The GC is paused for the run only, so embedding main() changes nothing after it."""
-    import gc
-
-    path = write_fixture("a.json", echo_trace())
-    assert gc.isenabled()
-    assert main(["run", "--suite", str(path.parent)]) == 0
-    assert gc.isenabled()
-
-
 def test_json_to_a_text_only_stdout(write_fixture: WriteFixture) -> None:
     """Embedding main() with stdout redirected to a StringIO still gets the JSON report."""
     import io

@@ -13,8 +13,9 @@ import pytest
 from harness.errors import HistoryError
 from harness.grading.result import GradeResult
 from harness.history.store import MIGRATIONS, History, run_id_of
-from harness.reports.document import SCHEMA_VERSION, to_json
+from harness.reports.document import SCHEMA_VERSION
 from harness.reports.model import CaseReport, SuiteReport
+from harness.reports.writers import to_json
 
 
 def artifact(

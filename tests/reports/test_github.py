@@ -141,6 +141,25 @@ def test_cli_appends_the_summary_and_emits_annotations(
     assert f"::error file=suite/a.json,line={line},title=single-tool-echo::" in out
 
 
+def test_a_runs_annotation_points_at_the_failed_item_after_a_passing_one(
+    write_fixture: WriteFixture,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A passing check before the failed one of its kind still counts: the line is the second
+    item's, as the run holds each passing check's label until the annotations are written."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    trace = echo_trace(expects={"response_contains": ["hello", "zz"]})
+    path = write_fixture("a.json", json.dumps(trace, indent=2))
+    line = path.read_text().splitlines().index('      "zz"') + 1
+    assert main(["run", "--suite", str(path.parent)]) == 1
+    out = capsys.readouterr().out
+    assert f"::error file=suite/a.json,line={line},title=single-tool-echo::" in out
+
+
 def test_one_matrix_leg_reports_with_the_env_flag(
     write_fixture: WriteFixture,
     tmp_path: Path,

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.grading.result import GradeResult
-from harness.reports.document import to_json
 from harness.reports.github import annotation_commands, step_summary
 from harness.reports.junit import to_junit_xml
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.table import render_table
+from harness.reports.writers import to_json
 from tests.builders import record
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -14,9 +14,9 @@ from harness.errors import MergeError
 from harness.fixtures.shard import Shard
 from harness.grading.result import GradeResult
 from harness.reports import artifact
-from harness.reports.document import to_json
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.shards import merge_reports, read_part
+from harness.reports.writers import to_json
 
 SUITE = 6
 """Cases in the whole suite the parts come from: c0 … c5."""

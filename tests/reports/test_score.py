@@ -18,10 +18,11 @@ from harness.fixtures.suite import load_suite
 from harness.grading.result import GradeContext, GradeResult
 from harness.pipeline.dispatch import run_suite
 from harness.recording import RunRecord
-from harness.reports.document import decode_document, from_document, to_json
+from harness.reports.document import decode_document, from_document
 from harness.reports.junit import to_junit_xml
 from harness.reports.model import CaseReport, SuiteReport
 from harness.reports.table import render_table
+from harness.reports.writers import to_json
 from tests.builders import echo_trace
 from tests.conftest import WriteFixture
 

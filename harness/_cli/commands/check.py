@@ -80,7 +80,7 @@ def check_command(args: argparse.Namespace) -> int:
 
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
-    setup, tool_names = setup_from(config, config_path, **agent_settings(args))
+    setup, tool_names = setup_from(config, config_path, agent_settings(args))
     report = check_suites(
         args.suite or [config.suite_dir],
         setup=setup,

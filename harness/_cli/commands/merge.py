@@ -39,33 +39,51 @@ def register(commands: Any) -> None:
 
 
 def merge_command(args: argparse.Namespace) -> int:
-    """Merge, report like `harness run`, and exit with the merged result's status.
+    """Merge, write and show like `harness run`, and exit with the merged run's status
+    (`decide`): a merge of an interrupted shard exits as that shard did (130 for SIGINT, 143
+    for SIGTERM).
 
-    A merge of an interrupted shard exits as that shard did (130 for SIGINT, 143 for SIGTERM).
+    The merged cases are fed to the same writers a run feeds as its cases finish, so the
+    merged JSON and JUnit are the unsharded run's.
     """
-    from harness.pipeline.interrupt import exit_status
-    from harness.reports.github import publish
-    from harness.reports.outputs import Outputs, show, write_artifacts
+    import msgspec
+
+    from harness._cli.commands.run import show
+    from harness.pipeline.workflow import RunOptions, RunWriters, decide, write
+    from harness.reports.github import in_github
     from harness.reports.shards import merge_reports, read_part
+    from harness.reports.writers import feed
 
     check_merge_outputs(args)
     parts = [(path, read_part(path)) for path in args.parts]
     report = merge_reports(parts)
-    commit = parts[0][1].git_commit
-    outputs = Outputs(report, git_commit=commit)
-    show(outputs, args.format)
-    write_artifacts(
-        outputs, json_path=args.json, junit_path=args.junit, junit_flavor=args.junit_flavor
+    options = RunOptions(
+        mode=report.mode,
+        output_format=args.format,
+        json=args.json,
+        junit=args.junit,
+        junit_flavor=args.junit_flavor,
+        html=args.html,
+        publish=in_github(),
     )
-    if args.html:
-        from harness.reports.html import write_html
-
-        write_html(args.html, outputs.json())
-    artifacts = [path for path in (args.json, args.junit) if path]
-    publish(report, args.format, artifacts, [*args.parts, *([args.html] if args.html else [])])
-    if report.interrupted is not None:
-        return exit_status(report.interrupted)
-    return report.exit_code()
+    writers = RunWriters(options)
+    try:
+        feed((writers,), report.cases)
+        head = msgspec.structs.replace(report, cases=())
+        del report
+        written = write(
+            writers, head, expected=writers.counts.total, git_commit=parts[0][1].git_commit
+        )
+        show(
+            options,
+            writers,
+            written,
+            None,
+            others=[*args.parts, *([args.html] if args.html else [])],
+        )
+    finally:
+        writers.discard()
+    return decide(written.ran)
 
 
 def check_merge_outputs(args: argparse.Namespace) -> None:

@@ -12,7 +12,7 @@ from harness._cli.agent_arguments import add_agent, add_agent_command, add_tools
 from harness._cli.arguments import seconds, typed
 from harness.config import find_pyproject, load_config
 from harness.errors import UsageError
-from harness.pipeline.setup import setup_from
+from harness.pipeline.setup import Overrides, setup_from
 from harness.reports.artifact import FIXTURE, check_output
 
 __all__ = ["register"]
@@ -76,9 +76,8 @@ def record_command(args: argparse.Namespace) -> int:
     config_path = args.config if args.config is not None else find_pyproject()
     config = load_config(config_path)
     _check_out(args.out, config_path)
-    setup, _ = setup_from(
-        config, config_path, agent=args.agent, tools=args.tools, agent_command=args.agent_command
-    )
+    overrides = Overrides(agent=args.agent, tools=args.tools, agent_command=args.agent_command)
+    setup, _ = setup_from(config, config_path, overrides)
     # Recording drives the agent here, against the proxy; it decides no gate's status.
     setup = setup.loaded()
     written = record(

@@ -39,9 +39,10 @@ def report_command(args: argparse.Namespace) -> int:
 
     from harness.errors import MergeError
     from harness.reports.artifact import HTML, check_output, read_artifact, write_atomic
-    from harness.reports.document import decode_document, from_document, to_json
+    from harness.reports.document import decode_document, from_document
     from harness.reports.html import render_html
     from harness.reports.shards import merge_reports, read_part
+    from harness.reports.writers import to_json
 
     for path in args.parts:
         if os.path.realpath(path) == os.path.realpath(args.html):

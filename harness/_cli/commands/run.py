@@ -1,35 +1,31 @@
-"""`harness run`: load -> select -> replay -> grade -> report -> exit status."""
+"""`harness run`: set up -> load -> select -> play (each case graded) -> write -> decide."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-
-import msgspec
 
 from harness._cli import arguments, guard
 from harness._cli.agent_arguments import add_agent_arguments, agent_settings
-from harness._cli.arguments import AUTO_JOBS, check_outputs, jobs
-from harness._cli.baselines import baselines, dumper, read_gate
-from harness._parallel import gc_paused
-from harness.config import MODES, find_pyproject, load_config
+from harness._cli.arguments import check_outputs, jobs
+from harness._cli.baselines import read_gate
+from harness.config import MODES, Config, find_pyproject, load_config
 from harness.errors import UsageError
-from harness.pipeline.interrupt import exit_status, stop_on_sigterm
 from harness.pipeline.setup import setup_from
-from harness.reports.outputs import show_json, show_table, to_stdout
+from harness.reports.outputs import show_json, show_lines, to_stdout
 
 if TYPE_CHECKING:
     from harness._cli.progress import Progress
-    from harness.errors import FixtureError
-    from harness.fixtures.catalog import Screen
-    from harness.fixtures.format import Case
+    from harness.fixtures.suite import Suite
+    from harness.history.writer import HistoryWriter
+    from harness.pipeline.workflow import RunOptions, RunWriters, Written
     from harness.reports.model import SuiteReport
-    from harness.reports.stream import ReportStream, Verdict
+    from harness.reports.recap import Paint
 
-__all__ = ["LIVE_MODE_MESSAGE", "register"]
+__all__ = ["LIVE_MODE_MESSAGE", "register", "show"]
 
 LIVE_MODE_MESSAGE = "live mode is not implemented yet (Phase 0 supports --mode replay only)"
 
@@ -148,22 +144,62 @@ _KEYWORD_HELP = (
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Replay the suite, report it, and return 0 (all passed) or 1."""
-    # The run makes no garbage cycles worth collecting: the cyclic GC would only rescan the
-    # growing heap of fixtures and reports, and forked --jobs workers share
-    # those pages untouched. Its previous state comes back when the command ends.
-    with gc_paused():
-        return _run(args)
+    """Replay the suite, report it, and return the exit status `decide` gives."""
+    return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
+    """set up -> load -> select -> play (each case graded) -> write -> decide -> show."""
     from harness._cli.last_failed import cache_path, remember
-    from harness._cli.scope import apply_selection, suite_folder
-    from harness.fixtures import catalog
-    from harness.fixtures.shard import parse_shard
-    from harness.fixtures.suite import load_suite
-    from harness.pipeline.dispatch import run_suite
+    from harness._cli.scope import suite_folder
+    from harness.pipeline.workflow import RunWriters, decide, load, play, write
+    from harness.reports.provenance import git_commit
 
+    config_path, config, mode = _load_config(args)
+    overrides = agent_settings(args, capture=args.capture != "no")
+    setup, tool_names = setup_from(config, config_path, overrides)
+    folder = suite_folder(args.suite, args.paths, config.suite_dir)
+    check_outputs(args, config_path, (config.history, args.history), folder)
+    baseline = read_gate(args.baseline, folder, mode)  # its suite and mode checked now
+    suite = load(folder, config, setup, tool_names, jobs=args.jobs)
+    cache = cache_path(config.history)
+    suite = _select(args, suite, cache)
+    options = _options(
+        args, mode, history=None if args.history is None else (args.history or config.history)
+    )
+    paint, progress = _terminal(args, suite.count)
+    history = _history(options.history)
+    writers = RunWriters(options, extra=[w for w in (history, progress) if w is not None])
+    guard.arm()  # from here until the reports are written, nothing may end the run with 0
+    try:
+        if progress is not None:
+            progress.start()
+        try:
+            head = play(suite, setup, options, writers.add)
+        finally:
+            if progress is not None:
+                progress.finish()
+        expected = suite.count
+        del suite  # the decoded fixtures can go before the reports are finished
+        written = write(
+            writers, head, expected=expected, baseline=baseline, git_commit=git_commit() or None
+        )
+        if history is not None:
+            _record(history, writers, head)
+        status = decide(written.ran, written.comparison)
+        guard.disarm()  # the reports are written: the status is theirs
+        remember(cache, written.shown)
+        others = (options.write_baseline, options.baseline, options.html, options.history)
+        show(options, writers, written, paint, others=[path for path in others if path])
+    finally:
+        writers.discard()
+        if history is not None:
+            history.discard()
+    return status
+
+
+def _load_config(args: argparse.Namespace) -> tuple[str | None, Config, str]:
+    """The config file, its `[tool.harness]`, and the mode to run in."""
     if args.mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
     config_path = args.config if args.config is not None else find_pyproject()
@@ -171,147 +207,98 @@ def _run(args: argparse.Namespace) -> int:
     mode = args.mode or config.mode
     if mode == "live":
         raise UsageError(LIVE_MODE_MESSAGE)
-    shard = parse_shard(args.shard) if args.shard else None
-    setup, tool_names = setup_from(
-        config,
-        config_path,
-        capture=args.capture != "no",
-        **agent_settings(args),
-    )
-    folder = suite_folder(args.suite, args.paths, config.suite_dir)
-    check_outputs(args, config_path, (config.history, args.history), folder)
-    baseline = read_gate(args.baseline, folder, mode)  # its suite and mode checked now
-    load_jobs = args.jobs
-    if load_jobs == AUTO_JOBS:  # loading in workers wins only with cores to spare
-        from harness._parallel import cpu_count
+    return config_path, config, mode
 
-        load_jobs = cpu_count() if cpu_count() > 2 else 1
-    suite = load_suite(
-        folder,
-        tool_names,
-        config.limits,
-        load_jobs,
-        screen=_unobservable(tool_spans=setup.tool_spans) if setup.agent_command else None,
-        hold_max=catalog.HOLD_MAX,  # a large suite is read again case by case as it runs
-    )
-    cache = cache_path(config.history)
+
+def _select(args: argparse.Namespace, suite: Suite, cache: str) -> Suite:
+    """The cases chosen: paths, `-k`, `--lf`, then the shard."""
+    from harness._cli.scope import apply_selection
+    from harness.fixtures.shard import parse_shard
+
     suite = apply_selection(suite, args, cache)
-    if shard is not None:
-        suite = suite.sharded(shard)
+    return suite.sharded(parse_shard(args.shard)) if args.shard else suite
+
+
+def _options(args: argparse.Namespace, mode: str, *, history: str | None) -> RunOptions:
+    """What the command line asks of the run."""
+    from harness.pipeline.workflow import RunOptions
+    from harness.reports.github import in_github
+
+    return RunOptions(
+        mode=mode,
+        jobs=args.jobs,
+        exitfirst=args.exitfirst,
+        output_format=args.format,
+        json=args.json,
+        junit=args.junit,
+        junit_flavor=args.junit_flavor,
+        html=args.html,
+        history=history,
+        dump_records=args.dump_records,
+        baseline=args.baseline,
+        write_baseline=args.write_baseline,
+        publish=in_github(),
+    )
+
+
+def _terminal(args: argparse.Namespace, total: int) -> tuple[Paint | None, Progress | None]:
+    """The table's colors and the progress line, as the terminal and the flags ask."""
     paint, terminal = None, False
     if args.format == "table" or args.verbose:  # a JSON run imports nothing for the terminal
         from harness._cli.color import is_terminal, palette, use_color
 
         paint = palette(use_color(args.color, sys.stdout))
         terminal = is_terminal(sys.stdout)
-    progress = _progress(args, suite.count, paint, terminal=terminal)
-    history = None if args.history is None else (args.history or config.history)
-    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    publishing = in_actions or bool(os.environ.get("GITHUB_STEP_SUMMARY"))
-    guard.arm()  # from here until the reports are written, nothing may end the run with 0
-    from harness.reports.stream import ReportStream
-
-    stream = ReportStream(
-        suite=suite.name,
-        json_path=args.json,
-        junit_path=args.junit,
-        junit_flavor=args.junit_flavor,
-        json=args.format == "json" or bool(args.html),
-        history=history is not None,
-        keep=True,  # what the table, the summary and the last-failed cache read: no record
-        identity=baseline is not None or bool(args.write_baseline),
-        spool_kept=suite.refs is not None,  # a suite too large to hold: its rows wait on disk
-    )
-    on_case = stream.add if progress is None else _both(stream.add, progress.on_case)
-    if args.dump_records:
-        on_case = _both(on_case, dumper(args.dump_records))
-    try:
-        with stop_on_sigterm():
-            if progress is not None:
-                progress.start()
-            try:
-                report = run_suite(
-                    suite,
-                    mode=mode,
-                    setup=setup,
-                    jobs=args.jobs,
-                    on_case=on_case,
-                    stop=_failed if args.exitfirst else None,
-                    keep_cases=False,
-                )
-            finally:
-                if progress is not None:
-                    progress.finish()
-        expected = suite.count
-        del suite  # the decoded fixtures (or references) can go before the reports are finished
-        recorded = history if history is not None and _recordable(report) else None
-        status = _finish(stream, report, expected, recorded)
-        guard.disarm()  # the reports are written: the status is the written report's
-        shown = msgspec.structs.replace(report, cases=stream.kept())
-        comparison = None
-        if baseline is not None or args.write_baseline:
-            complete = stream.total == expected and report.interrupted is None
-            status, comparison = baselines(args, shown, baseline, status, complete=complete)
-        remember(cache, shown)
-        if args.html:  # drawn from the JSON report just finished
-            from harness.reports.html import write_html
-
-            write_html(args.html, b"".join(stream.json_pieces()), comparison=comparison)
-        if args.format == "json":
-            ok = to_stdout(show_json(stream.json_pieces()))
-            if comparison is not None:  # stdout is the document: the comparison goes beside it
-                print(comparison.render(), file=sys.stderr)
-        elif comparison is not None:
-            ok = to_stdout(show_table(shown, paint, comparison.marks(), comparison.render()))
-        else:
-            ok = to_stdout(show_table(shown, paint))
-        if publishing:
-            from harness.reports.github import publish
-
-            artifacts = [path for path in (args.json, args.junit) if path]
-            others = [p for p in (args.write_baseline, args.baseline, args.html, history) if p]
-            if ok:
-                to_stdout(lambda _: publish(shown, args.format, artifacts, others))
-            else:  # stdout is gone: the job summary is still a file worth writing
-                with contextlib.suppress(OSError, ValueError):
-                    publish(shown, "json", artifacts, others)
-    finally:
-        stream.close()
-    return status
+    return paint, _progress(args, total, paint, terminal=terminal)
 
 
-def _both(first: Any, second: Any) -> Any:
-    def both(case: Any) -> None:
-        first(case)
-        second(case)
+def _history(path: str | None) -> HistoryWriter | None:
+    if path is None:
+        return None
+    from harness.history.writer import HistoryWriter
 
-    return both
-
-
-def _finish(stream: ReportStream, report: SuiteReport, expected: int, history: str | None) -> int:
-    """Write every report asked for, and the exit status the JSON report written implies."""
-    from harness.reports.provenance import git_commit
-
-    verdict = stream.finish(report, git_commit() or None)
-    if history is not None:
-        from harness.history.store import History
-
-        assert stream.run_id is not None  # a history run always makes the JSON report
-        with History(history) as store:
-            store.record_streamed(stream.run_id, stream.document(), stream.rows())
-    return _status(verdict, report, expected, stream.total)
+    return HistoryWriter(path)
 
 
-def _status(verdict: Verdict, report: SuiteReport, expected: int, streamed: int) -> int:
-    """0 only when the report written says all passed, and holds every case run for."""
-    stopped = verdict.interrupted or report.interrupted
-    if stopped is not None:
-        return exit_status(stopped)
-    if report.stopped_early:
-        return 1  # stopped at a failed case: the rest did not run
-    if verdict.all_passed and verdict.total == expected == streamed:
-        return 0
-    return 1
+def _record(history: HistoryWriter, writers: RunWriters, head: SuiteReport) -> None:
+    """Record the run in the history, unless a partial run would skew the trend."""
+    if not _recordable(head):
+        return
+    report = writers.json
+    assert report is not None  # a history run always makes the JSON report, for its id
+    assert report.run_id is not None
+    history.close(report.run_id, report.document())
+
+
+def show(
+    options: RunOptions,
+    writers: RunWriters,
+    written: Written,
+    paint: Paint | None,
+    *,
+    others: Sequence[str] = (),
+) -> None:
+    """Show the report on stdout, then the GitHub summary (appended to none of `others`, the
+    run's other files); neither changes the exit status."""
+    comparison, head = written.comparison, written.shown
+    if options.output_format == "json":
+        assert writers.json is not None
+        ok = to_stdout(show_json(writers.json.pieces()))
+        if comparison is not None:  # stdout is the document: the comparison goes beside it
+            print(comparison.render(), file=sys.stderr)
+    elif comparison is not None:
+        lines = writers.table.close(head, paint, comparison.marks())
+        ok = to_stdout(show_lines(lines, comparison.render()))
+    else:
+        ok = to_stdout(show_lines(writers.table.close(head, paint)))
+    if writers.summary is None:
+        return
+    summary, artifacts = writers.summary, [path for path in (options.json, options.junit) if path]
+    if ok:
+        to_stdout(lambda _: summary.close(head, options.output_format, artifacts, others))
+    else:  # stdout is gone: the job summary is still a file worth writing
+        with contextlib.suppress(OSError, ValueError):
+            summary.close(head, "json", artifacts, others)
 
 
 def _progress(
@@ -333,21 +320,6 @@ def _progress(
         if verbose is sys.stderr:
             paint = palette(use_color(args.color, sys.stderr))
     return Progress(total, stream=sys.stdout if line else None, verbose=verbose, paint=paint)
-
-
-def _failed(case: Any) -> bool:
-    return not case.passed
-
-
-def _unobservable(*, tool_spans: bool) -> Screen:
-    """What refuses, before anything runs, what an `agent_command` agent's wire cannot show
-    (nothing when its tool spans show it)."""
-    from harness.grading.evidence import load_refusals
-
-    def screen(case: Case) -> list[FixtureError]:
-        return load_refusals((case,), "agent_command", tool_spans=tool_spans)
-
-    return screen
 
 
 def _recordable(report: SuiteReport) -> bool:

@@ -1,4 +1,4 @@
-"""Run receipts on disk: one JSON file per failed or errored case (`--dump-records DIR`).
+"""The records dump: one JSON file per failed or errored case (`--dump-records DIR`).
 
 Each file is that case's part of the JSON report (the recorded calls, the final response, the
 request bodies of a wire run, every grade with its category and the score), so a CI failure
@@ -15,18 +15,19 @@ from harness.reports.artifact import write_atomic
 from harness.reports.document import case_json
 from harness.reports.model import CaseReport
 
-__all__ = ["Receipts"]
+__all__ = ["RecordsDump"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _LONGEST = 120
 """Characters of a file name's stem: with `-N` and `.json`, well inside any file system's 255."""
 
 
-class Receipts:
-    """The receipts of one run, written to `directory` case by case as each finishes.
+class RecordsDump:
+    """The records of one run's failed and errored cases, written to `directory` case by
+    case as each finishes (a run's writer, beside its reports).
 
     Ids are told apart across the whole run, and without case (`Up` and `up` would be one
-    file on a case-insensitive file system), so no receipt overwrites another.
+    file on a case-insensitive file system), so no case's file overwrites another's.
     """
 
     def __init__(self, directory: str) -> None:
