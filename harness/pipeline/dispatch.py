@@ -32,8 +32,8 @@ PROBE_CASES = 3
 """Cases of a project's agent timed in this process before `auto` decides on workers."""
 
 WORKER_START_S = 0.15
-"""What starting workers and bringing their results back costs a run, with room (the bench
-measures it: tens of milliseconds on a 2-core machine)."""
+"""What starting workers and bringing their results back costs a run, with room (`nox -s bench`
+measures it)."""
 
 CRASH_MESSAGE = "the worker process running this case crashed (it exited without a result)"
 """The error of a case whose worker process died, even with the case run alone."""
@@ -57,9 +57,8 @@ def run_suite(
     workers (`jobs` of them, at least one), so an exit or a crash errors only its own case.
 
     `jobs=AUTO` runs here where workers cannot win: fewer than two cores, or the built-in loop
-    (microseconds a case) under `PARALLEL_MIN` cases. The built-in loop on a larger suite gets
-    one worker per core (on two cores the bench measures 10k cases in about 0.6x the serial
-    time). A project's agent or tools, which run in supervised
+    under `PARALLEL_MIN` cases. The built-in loop on a larger suite gets one worker per core
+    (`nox -s bench` measures what that saves). A project's agent or tools, which run in supervised
     workers anyway, get one per core. Where supervision is not to be had, their first
     `PROBE_CASES` cases are timed here and the rest go to one worker per core when that saves
     more than starting them costs (`worth_workers`).
@@ -184,7 +183,7 @@ def _auto(cases: Sequence[Case], setup: Setup) -> Iterator[CaseReport]:
     if cores < 2 or len(cases) < 2:
         yield from (run_case(case, setup) for case in cases)
         return
-    if not setup.runs_project_code:  # the built-in loop: microseconds a case
+    if not setup.runs_project_code:  # the built-in loop: cheap cases
         if len(cases) >= PARALLEL_MIN:
             yield from _workers(cases, setup, cores)
         else:
