@@ -13,19 +13,22 @@ if TYPE_CHECKING:
 __all__ = ["read_gate", "refuse_foreign"]
 
 
-def read_gate(path: str | None, folder: str, mode: str) -> Baseline | None:
+def read_gate(
+    path: str | None, folder: str, mode: str, tool_surface: str | None = None
+) -> Baseline | None:
     """The baseline at `path` (None when none is asked for), for a run of the suite in
-    `folder` in `mode`.
+    `folder` in `mode`, offering the model the tools `tool_surface` describes.
 
     Raises:
-        UsageError: It cannot be read, or is a baseline of another suite or mode.
+        UsageError: It cannot be read, or is a baseline of another suite, mode or tool
+            surface.
     """
     if not path:
         return None
     from harness.reports.baseline import read_baseline
 
     baseline = read_baseline(path)
-    refuse_foreign(path, baseline, os.path.basename(os.path.normpath(folder)), mode)
+    refuse_foreign(path, baseline, os.path.basename(os.path.normpath(folder)), mode, tool_surface)
     return baseline
 
 

@@ -82,7 +82,7 @@ def remember(path: str, report: SuiteReport) -> None:
     known = frozenset(before)  # of the cases run, only these are looked for: no set of all
     ran = {case.name for case in report.cases if case.name in known}
     kept = [name for name in before if name not in ran]
-    failed = sorted({*kept, *(case.name for case in report.cases if not case.passed)})
+    failed = sorted({*kept, *(case.name for case in report.cases if case.failing)})
     suites = {name: cases for name, cases in cache.suites.items() if name != key}
     suites[key] = failed  # last: the most recently run
     while len(suites) > MAX_SUITES:

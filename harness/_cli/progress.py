@@ -59,7 +59,7 @@ class Progress:
         self.done += 1
         if case.error is not None:
             self.errored += 1
-        elif not case.passed:
+        elif case.failing:
             self.failed += 1
         if self._verbose is not None:
             self._erase()
@@ -75,15 +75,17 @@ class Progress:
 
     def verdict(self, case: CaseReport) -> str:
         """`PASS name (0.01s)`: one case's `-v` line."""
-        if case.error is not None:
-            word, style = "ERROR", "error"
-        else:
-            word, style = ("PASS", "pass") if case.passed else ("FAIL", "fail")
+        word, style = {
+            "errored": ("ERROR", "error"),
+            "skipped": ("SKIP", "bold"),
+            "passed": ("PASS", "pass"),
+            "failed": ("FAIL", "fail"),
+        }[case.outcome]
         label = word.ljust(5)
         if self._paint is not None:
             label = self._paint(style, label)
         line = f"{label} {printable(case.name)} ({duration(case.duration)})"
-        if case.error is None and not case.passed:
+        if case.outcome == "failed":
             failed = len(case.failed_grades)
             line += f": {len(case.grades) - failed}/{len(case.grades)} checks"
         return line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
 from collections.abc import Iterator
 from typing import IO
@@ -37,6 +38,15 @@ class HistoryWriter:
     run's rows are never held), recorded in one transaction at the close."""
 
     def __init__(self, path: str) -> None:
+        """Open the history, when it exists, so that one that cannot be opened is found
+        before the run (a new one is made when the run is recorded).
+
+        Raises:
+            HistoryError: It cannot be opened.
+        """
+        if os.path.lexists(path):
+            with History(path):
+                pass
         self.path = path
         self._spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (`discard` closes it)
 

@@ -22,7 +22,7 @@ import msgspec
 
 from harness.errors import UsageError
 from harness.fixtures.shard import Shard
-from harness.pipeline.interrupt import exit_status, stop_on_sigterm
+from harness.pipeline.interrupt import exit_status, hold, release, stop_on_sigterm
 from harness.reports.document import Counts
 from harness.reports.model import CaseReport, SuiteReport, passes
 from harness.reports.writers import CaseCounts, JsonWriter, JunitWriter, TableWriter, Writer
@@ -82,6 +82,13 @@ class Ran(msgspec.Struct, frozen=True, kw_only=True):
     """Whether the run stopped at its first failed or errored case (`-x`)."""
     shard: Shard | None = None
     """The slice of the suite the run covered (an empty shard is no failure)."""
+
+    def stopped_by(self, stops: Sequence[str]) -> Ran:
+        """This run, stopped by the first of `stops` (signals that came while its reports
+        were written, held until they were whole), if any."""
+        if not stops or self.interrupted is not None:
+            return self
+        return msgspec.structs.replace(self, interrupted=stops[0])
 
     @property
     def complete(self) -> bool:
@@ -150,9 +157,14 @@ class RunWriters:
         self._every: tuple[Writer, ...] = (*ours, *extra)
 
     def add(self, case: CaseReport) -> None:
-        """Feed one finished case to every writer (ArtifactError: one could not take it)."""
-        for writer in self._every:
-            writer.add(case)
+        """Feed one finished case to every writer (ArtifactError: one could not take it); a
+        stop waits until every writer has it."""
+        hold()
+        try:
+            for writer in self._every:
+                writer.add(case)
+        finally:
+            release()
 
     def discard(self) -> None:
         """Remove what was spooled."""
@@ -321,4 +333,4 @@ def _same_file(first: str | None, second: str) -> bool:
 
 
 def _failed(case: CaseReport) -> bool:
-    return not case.passed
+    return case.failing  # a skipped case is no failure: `-x` goes on past it

@@ -41,6 +41,8 @@ CELL_LIMIT = 500
 """Characters of one text in the summary."""
 SUMMARY_LIMIT = 1_000_000
 """Bytes of the job summary: GitHub refuses more than 1 MiB (1,048,576 bytes) a step."""
+_MARK = {"passed": "✅", "failed": "❌", "errored": "❌", "skipped": "⏭️"}
+"""A case's mark in the summary's table, its `checks` cell saying the same in words."""
 MESSAGE_LIMIT = 2_000
 """Characters of an annotation's message."""
 
@@ -60,7 +62,7 @@ def step_summary(
         f"{report.passed}/{report.total} cases passed, {status}",
         "",
     ]
-    failures = [case for case in report.cases if not case.passed]
+    failures = [case for case in report.cases if case.failing]
     failure_lines: list[str] = []
     for case in failures:
         problems = _problems(case)
@@ -69,10 +71,10 @@ def step_summary(
         entry += (f"  - {_cell(problem)}" for problem in problems[1:])
         failure_lines.append("\n".join(entry))
     # Failing cases first in the table too: they are what a cut must keep.
-    ordered = failures + [case for case in report.cases if case.passed]
+    ordered = failures + [case for case in report.cases if not case.failing]
     here = os.getcwd()
     rows = [
-        f"| {'✅' if case.passed else '❌'} | {_cell(case.name)} "
+        f"| {_MARK[case.outcome]} | {_cell(case.name)} "
         f"| {_cell(relative_path(case.source, None, here))} | {_checks(case)} |"
         for case in ordered
     ]
@@ -165,7 +167,7 @@ def annotation_commands(report: SuiteReport, limit: int = MAX_ANNOTATIONS) -> li
     """
     commands: list[str] = []
     for case in report.cases:
-        if case.passed:
+        if not case.failing:
             continue
         if len(commands) == limit:
             break
@@ -254,6 +256,8 @@ def _problems(case: CaseReport) -> list[str]:
 def _checks(case: CaseReport) -> str:
     if case.error is not None:
         return "error"
+    if case.skipped is not None:
+        return "skipped"
     return f"{len(case.grades) - len(case.failed_grades)}/{len(case.grades)}"
 
 

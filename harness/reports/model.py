@@ -70,6 +70,20 @@ class CaseReport(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         return all(g.passed for g in self.grades)
 
     @property
+    def outcome(self) -> str:
+        """`errored`, `skipped`, `passed` or `failed`: the case's verdict, in one word."""
+        if self.error is not None:
+            return "errored"
+        if self.skipped is not None:
+            return "skipped"
+        return "passed" if self.passed else "failed"
+
+    @property
+    def failing(self) -> bool:
+        """Whether the case failed or errored (a skipped case neither passed nor failed)."""
+        return self.error is not None or (self.skipped is None and not self.passed)
+
+    @property
     def failed_grades(self) -> tuple[GradeResult, ...]:
         """The grades that did not pass."""
         return tuple(grade for grade in self.grades if not grade.passed)

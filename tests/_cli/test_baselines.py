@@ -93,11 +93,16 @@ def test_a_baseline_of_another_run_is_refused(
     assert err.count("\n") == 1
 
 
-def test_a_baseline_of_another_suite_is_refused_before_the_run(
-    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("suite", "capability"), ("mode", "live"), ("tool_surface", "sha256:" + "f" * 64)],
+)
+def test_a_baseline_of_another_run_is_refused_before_the_run(
+    suite: Path, tmp_path: Path, field: str, value: str
 ) -> None:
-    """Suite and mode are known before the run: no report is written when they differ."""
-    baseline = {**_baseline(tmp_path, suite), "suite": "capability"}
+    """Suite, mode and tool surface are known before the run: no report is written when one
+    differs."""
+    baseline = {**_baseline(tmp_path, suite), field: value}
     path = tmp_path / "baseline.json"
     path.write_text(json.dumps(baseline))
     report = tmp_path / "report.json"

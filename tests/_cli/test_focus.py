@@ -190,3 +190,17 @@ def test_a_deeply_nested_keyword_exits_2_with_one_line(
     assert "nest more than 100 deep" in err
     assert len(err.splitlines()) == 1
     assert len(err) < 300
+
+
+def test_a_skipped_case_neither_stops_exitfirst_nor_joins_the_last_failed(
+    write_fixture: WriteFixture, config: str, tmp_path: Path
+) -> None:
+    """Skipped is no failure: `-x` runs past it, and `--lf` reruns only what failed."""
+    write_fixture("a_later.json", {**echo_trace(model_name="later"), "skip": "not yet"})
+    write_fixture("b_bad.json", echo_trace(model_name="bad", expects=FAILING))
+    suite = write_fixture("c_good.json", echo_trace(model_name="good")).parent
+    base = ["--suite", str(suite), "--config", config]
+    status, document = ran(tmp_path, *base, "-x")
+    assert (status, names(document)) == (1, ["later", "bad"])
+    status, document = ran(tmp_path, *base, "--lf")
+    assert (status, names(document)) == (1, ["bad"])

@@ -171,3 +171,15 @@ def test_a_run_off_a_terminal_imports_nothing_for_it(suite: Path) -> None:
             check=False,
         )
         assert done.stderr.strip() == expected
+
+
+def test_a_skipped_case_is_counted_and_shown_as_skipped_not_failed() -> None:
+    verbose = io.StringIO()
+    progress = Progress(2, stream=None, verbose=verbose)
+    progress.add(CaseReport(name="later", source="s/later.json", skipped="not yet"))
+    bad = GradeResult(check="a", passed=False, detail="no")
+    progress.add(CaseReport(name="bad", source="s/bad.json", grades=(bad,)))
+    assert progress.failed == 1
+    assert verbose.getvalue().splitlines()[0].startswith("SKIP  later (")
+    assert verbose.getvalue().splitlines()[1].startswith("FAIL  bad (")
+    assert "1 failed" in progress.line()

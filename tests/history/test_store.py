@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -145,6 +146,28 @@ def test_a_history_with_flipped_bits_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     damaged = "the file is damaged (SQLite read text that is not UTF-8)"
     assert err == f"harness: {path}: cannot open the history: {damaged}\n"
+
+
+def test_a_history_that_cannot_be_opened_stops_the_run_before_it_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found before any case runs: exit 2, one line, and no report written (not a green run's
+    reports followed by a 2)."""
+    from harness._cli.main import main
+    from tests.builders import echo_trace
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "green.json").write_text(json.dumps(echo_trace(model_name="green")))
+    history = tmp_path / "h.sqlite"
+    history.write_text("not a database, but a file of text that is long enough to be read\n" * 8)
+    report = tmp_path / "report.json"
+    argv = ["run", "--suite", str(suite), "--json", str(report), "--history", str(history)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"harness: {history}: cannot open the history: ")
+    assert err.count("\n") == 1
+    assert not report.exists()
 
 
 WRITER = """

@@ -224,3 +224,16 @@ def test_a_summary_that_is_a_fifo_is_skipped_never_waited_on(tmp_path: Path) -> 
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith(f"harness: {fifo}: ")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_skipped_case_is_neither_a_failure_nor_an_annotation() -> None:
+    """Skipped is its own verdict: no `::error`, not under Failures, marked as skipped."""
+    skipped = CaseReport(name="later", source="evals/s/later.json", skipped="not yet")
+    text = step_summary(report(skipped, failing("bad")))
+    assert "| ⏭️ | later | evals/s/later.json | skipped |" in text
+    failures = text[text.index("#### Failures") : text.index("#### Cases")]
+    assert "later" not in failures
+    assert "bad" in failures
+    commands = annotation_commands(report(skipped, failing("bad")))
+    assert len(commands) == 1
+    assert "title=bad" in commands[0]

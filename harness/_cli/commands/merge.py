@@ -49,6 +49,7 @@ def merge_command(args: argparse.Namespace) -> int:
     import msgspec
 
     from harness._cli.commands.run import show
+    from harness.pipeline.interrupt import stops_held
     from harness.pipeline.workflow import RunOptions, RunWriters, decide, write
     from harness.reports.github import in_github
     from harness.reports.shards import merge_reports, read_part
@@ -71,9 +72,10 @@ def merge_command(args: argparse.Namespace) -> int:
         feed((writers,), report.cases)
         head = msgspec.structs.replace(report, cases=())
         del report
-        written = write(
-            writers, head, expected=writers.counts.total, git_commit=parts[0][1].git_commit
-        )
+        with stops_held() as stopped:  # a stop waits until every report is whole
+            written = write(
+                writers, head, expected=writers.counts.total, git_commit=parts[0][1].git_commit
+            )
         show(
             options,
             writers,
@@ -83,7 +85,7 @@ def merge_command(args: argparse.Namespace) -> int:
         )
     finally:
         writers.discard()
-    return decide(written.ran)
+    return decide(written.ran.stopped_by(stopped), written.comparison)
 
 
 def check_merge_outputs(args: argparse.Namespace) -> None:

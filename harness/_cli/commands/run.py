@@ -14,7 +14,8 @@ from harness._cli.arguments import check_outputs, jobs
 from harness._cli.baselines import read_gate
 from harness.config import MODES, Config, find_pyproject, load_config
 from harness.errors import UsageError
-from harness.pipeline.setup import setup_from
+from harness.pipeline.interrupt import stops_held
+from harness.pipeline.setup import setup_from, tool_surface
 from harness.reports.outputs import show_json, show_lines, to_stdout
 
 if TYPE_CHECKING:
@@ -160,7 +161,8 @@ def _run(args: argparse.Namespace) -> int:
     setup, tool_names = setup_from(config, config_path, overrides)
     folder = suite_folder(args.suite, args.paths, config.suite_dir)
     check_outputs(args, config_path, (config.history, args.history), folder)
-    baseline = read_gate(args.baseline, folder, mode)  # its suite and mode checked now
+    # The baseline's suite, mode and tool surface are checked now, before anything runs.
+    baseline = read_gate(args.baseline, folder, mode, tool_surface(setup))
     suite = load(folder, config, setup, tool_names, jobs=args.jobs)
     cache = cache_path(config.history)
     suite = _select(args, suite, cache)
@@ -181,12 +183,13 @@ def _run(args: argparse.Namespace) -> int:
                 progress.finish()
         expected = suite.count
         del suite  # the decoded fixtures can go before the reports are finished
-        written = write(
-            writers, head, expected=expected, baseline=baseline, git_commit=git_commit() or None
-        )
-        if history is not None:
-            _record(history, writers, head)
-        status = decide(written.ran, written.comparison)
+        with stops_held() as stopped:  # a stop now waits until every report is whole
+            written = write(
+                writers, head, expected=expected, baseline=baseline, git_commit=git_commit() or None
+            )
+            if history is not None:
+                _record(history, writers, head)
+        status = decide(written.ran.stopped_by(stopped), written.comparison)
         guard.disarm()  # the reports are written: the status is theirs
         remember(cache, written.shown)
         others = (options.write_baseline, options.baseline, options.html, options.history)
