@@ -8,12 +8,10 @@ one line per culprit on stderr; users never see a traceback.
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
-import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from harness._cli import guard
 from harness._cli.arguments import EXIT_STATUSES
@@ -37,27 +35,6 @@ class _Parser(argparse.ArgumentParser):
         command = self.prog.removeprefix("harness").strip()
         place = f"{command}: " if command else ""
         raise UsageError(f"{place}{message} (see '{self.prog} --help')")
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # argparse makes one for every argument added, and finds the terminal's width each
-        # time through shutil, whose import (bz2, lzma) costs a run more than its parsing.
-        formatter: Any = self.formatter_class
-        return formatter(prog=self.prog, width=_width())  # type: ignore[no-any-return]
-
-
-@functools.cache
-def _width() -> int:
-    """The help text's width, as argparse takes it: the terminal's columns less two."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return (columns or 80) - 2
 
 
 COMMANDS = ("init", "run", "record", "check", "merge", "report", "trend", "history", "schema")

@@ -15,17 +15,22 @@ Nothing here reads a report back: the verdict is made of the cases as they were 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
 
+from harness._parallel import cpu_count
 from harness.errors import UsageError
 from harness.fixtures.shard import Shard
+from harness.fixtures.suite import load_suite
+from harness.pipeline.dispatch import AUTO, run_suite
 from harness.pipeline.interrupt import exit_status, hold, release, stop_on_sigterm
 from harness.reports.document import Counts
 from harness.reports.model import CaseReport, SuiteReport, passes
 from harness.reports.writers import CaseCounts, JsonWriter, JunitWriter, TableWriter, Writer
+from harness.text import complain
 
 if TYPE_CHECKING:
     from harness.config import Config
@@ -144,12 +149,12 @@ class RunWriters:
         self.table = TableWriter()
         self.summary = None
         if options.publish:
-            from harness.reports.github import SummaryWriter
+            from harness.reports.github import SummaryWriter  # deferred: only in GitHub Actions
 
             self.summary = SummaryWriter()
         self.dump = None
         if options.dump_records:
-            from harness.reports.dump import RecordsDump
+            from harness.reports.dump import RecordsDump  # deferred: only with --dump-records
 
             self.dump = RecordsDump(options.dump_records)
         every = (self.counts, self.json, self.junit, self.table)
@@ -181,12 +186,8 @@ def load(
     Raises:
         FixtureError: A fixture is refused (each refusal is a line).
     """
-    from harness.fixtures.suite import load_suite
-    from harness.pipeline.dispatch import AUTO
 
     if jobs == AUTO:  # loading in workers wins only with cores to spare
-        from harness._parallel import cpu_count
-
         jobs = cpu_count() if cpu_count() > 2 else 1
     return load_suite(
         folder,
@@ -200,7 +201,7 @@ def load(
 def _unobservable(*, tool_spans: bool) -> Screen:
     """What refuses, before anything runs, what an `agent_command` agent's wire cannot show
     (nothing when its tool spans show it)."""
-    from harness.grading.evidence import load_refusals
+    from harness.grading.evidence import load_refusals  # deferred: agent_command only
 
     def screen(case: Case) -> list[FixtureError]:
         return load_refusals((case,), "agent_command", tool_spans=tool_spans)
@@ -216,8 +217,6 @@ def play(
 ) -> SuiteReport:
     """Run (and grade) every case of `suite`, each fed to `on_case` as it finishes; the run's
     head, its cases left out. SIGTERM stops it as SIGINT does."""
-    from harness.pipeline.dispatch import run_suite
-
     with stop_on_sigterm():
         return run_suite(
             suite,
@@ -273,7 +272,7 @@ def write(
     if foreign is not None:
         raise UsageError(f"{options.baseline}: a baseline of another run: {foreign}")
     if options.html and writers.json is not None:
-        from harness.reports.html import write_html
+        from harness.reports.html import write_html  # deferred: only with --html
 
         write_html(options.html, b"".join(writers.json.pieces()), comparison=comparison)
     if options.write_baseline:
@@ -288,7 +287,7 @@ def _compared(
     only of a run that finished every case)."""
     if baseline is None:
         return None, None
-    from harness.reports.baseline import compare, foreign
+    from harness.reports.baseline import compare, foreign  # deferred: only with a baseline
 
     differs = foreign(baseline, suite=shown.suite, mode=shown.mode, tool_surface=shown.tool_surface)
     if differs is not None or not ran.complete:
@@ -304,8 +303,7 @@ def _write_baseline(
     A baseline that gates this run is kept, or the next run would pass on the regression it
     found.
     """
-    from harness.reports.baseline import unwritten, write_baseline
-    from harness.text import complain
+    from harness.reports.baseline import unwritten, write_baseline  # deferred: as above
 
     path = options.write_baseline
     assert path is not None
@@ -324,8 +322,6 @@ def _write_baseline(
 
 
 def _same_file(first: str | None, second: str) -> bool:
-    import os
-
     try:
         return first is not None and os.path.samefile(first, second)
     except OSError:  # the second does not exist yet

@@ -25,7 +25,7 @@ def passes(
     a case, except a shard that the split left empty; a run whose every case was skipped
     proved nothing and does not pass.
 
-    The one rule, for a report held whole and for one streamed case by case.
+    The one rule, for a report held whole and for cases counted as they finished.
     """
     if interrupted is not None:
         return False
