@@ -18,7 +18,6 @@ reported.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -28,6 +27,7 @@ from harness.errors import UsageError
 from harness.fixtures.duplicates import repeated_key
 from harness.reports.artifact import MAX_ARTIFACT_BYTES, read_artifact, write_atomic
 from harness.reports.columns import lay_out
+from harness.reports.junit import Mark
 from harness.reports.model import CaseReport, SuiteReport
 from harness.text import printable
 
@@ -38,10 +38,10 @@ __all__ = [
     "Comparison",
     "compare",
     "foreign",
+    "junit_marks",
     "read_baseline",
     "unwritten",
     "write_baseline",
-    "write_marked_junit",
 ]
 
 SCHEMA = "harness/baseline/v1"
@@ -334,31 +334,18 @@ _MARKED = {
 }
 
 
-def write_marked_junit(path: str, junit: bytes, flips: Iterable[CaseFlip]) -> None:
-    """Write `junit` with each flipped case marked: a `system-err` line, and for a regression
-    its failure message prefixed, so CI test views show what changed since the baseline.
-
-    `flips` follow the document's testcases, one each, in order: the JUnit names are cleaned
-    and told apart, so a case is found by its place, never by its name.
-    """
-    root = ET.fromstring(junit)
-    for testcase, case in zip(root.iter("testcase"), flips, strict=True):
-        if case.flip not in _MARKED:
-            continue
-        note = f"baseline: {_MARKED[case.flip]}"
-        captured = testcase.find("system-err")
-        if captured is None:  # JUnit keeps one system-err per testcase: join the agent's
-            captured = ET.SubElement(testcase, "system-err")
-        captured.text = f"{note}\n{captured.text}" if captured.text else note
-        failure = testcase.find("failure")
-        if case.flip == "regressed" and failure is not None:
-            failure.set("message", f"REGRESSED since the baseline: {failure.get('message', '')}")
-    ET.indent(root)
-    document = ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
-    # ElementTree writes a carriage return in text as it is, and XML readers turn CRLF into
-    # LF; the harness's JUnit keeps it as `&#13;`. ET escapes one in an attribute itself, and
-    # indents with LF alone, so a raw CR left in the document is text.
-    write_atomic(path, document.replace(b"\r", b"&#13;"))
+def junit_marks(flips: Iterable[CaseFlip]) -> list[Mark | None]:
+    """Each case's mark in the JUnit file, in order (`to_junit_xml`'s `marks`): a flipped case
+    gets a `system-err` line, and a regression its failure message prefixed."""
+    return [
+        None
+        if case.flip not in _MARKED
+        else Mark(
+            f"baseline: {_MARKED[case.flip]}",
+            "REGRESSED since the baseline: " if case.flip == "regressed" else "",
+        )
+        for case in flips
+    ]
 
 
 def _flip(old: BaselineCase | None, case: CaseReport) -> Flip:

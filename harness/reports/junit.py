@@ -32,7 +32,8 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from junit_xml import TestCase, TestSuite
 
@@ -63,6 +64,7 @@ __all__ = [
     "FLAVORS",
     "MESSAGE_LIMIT",
     "OUTPUT_LIMIT",
+    "Mark",
     "junit_names",
     "to_junit_xml",
 ]
@@ -80,14 +82,26 @@ FLAVORS = ("full", "strict")
 """`full`: testcase `file` and `line` attributes; `strict`: junit-10 exactly."""
 
 
+class Mark(NamedTuple):
+    """What a testcase says beyond its case: a baseline's flip, so CI test views show what
+    changed since the baseline."""
+
+    note: str
+    """A line put first in the testcase's `system-err`."""
+    message_prefix: str = ""
+    """Put before its failure's message (a regression's `REGRESSED since the baseline: `)."""
+
+
 def to_junit_xml(
     report: SuiteReport,
     *,
     git_commit: str | None = None,
     flavor: str = "full",
     hostname: str | None = None,
+    marks: Sequence[Mark | None] | None = None,
 ) -> bytes:
-    """The JUnit XML document of `report`: one testsuite, one testcase per fixture.
+    """The JUnit XML document of `report`: one testsuite, one testcase per fixture, each
+    with its `marks` entry (one per case, in order), when given.
 
     Raises:
         ValueError: `flavor` is not one of `FLAVORS`.
@@ -97,11 +111,13 @@ def to_junit_xml(
     places = _Places(report.directory)
     classname = f"harness.{_name(report.suite)}"
     names = junit_names((case.name, case.source) for case in report.cases)
+    if marks is None:
+        marks = [None] * len(names)
     suite = TestSuite(
         _name(report.suite),
         [
-            _testcase(case, name, classname, places if flavor == "full" else None)
-            for case, name in zip(report.cases, names, strict=True)
+            _testcase(case, name, classname, places if flavor == "full" else None, mark)
+            for case, name, mark in zip(report.cases, names, marks, strict=True)
         ],
         hostname=_name(hostname if hostname is not None else _hostname()),
         timestamp=report.started_at or None,
@@ -161,16 +177,21 @@ class _Places:
         return _name(relative_path(path, self.root, self.here))
 
 
-def _testcase(case: CaseReport, name: str, classname: str, places: _Places | None) -> TestCase:
+def _testcase(
+    case: CaseReport, name: str, classname: str, places: _Places | None, mark: Mark | None
+) -> TestCase:
     """`case` as junit-xml's testcase; `places` is None in the `strict` flavor."""
     failure = None if case.passed or case.skipped is not None else first_failure(case)
     line = None if failure is None or places is None else failure_line(case, failure)
+    stderr = without_attachments(xml_safe(case.stderr, OUTPUT_LIMIT))
+    if mark is not None:  # JUnit keeps one system-err per testcase: the note joins the agent's
+        stderr = f"{mark.note}\n{stderr}" if stderr else mark.note
     testcase = TestCase(
         name,
         classname=classname,
         elapsed_sec=max(case.duration, 0.0),
         stdout=_system_out(case),
-        stderr=without_attachments(xml_safe(case.stderr, OUTPUT_LIMIT)) or None,
+        stderr=stderr or None,
         file=None if places is None else places.file(case.source),
         line=None if line is None else str(line),
     )
@@ -182,6 +203,8 @@ def _testcase(case: CaseReport, name: str, classname: str, places: _Places | Non
         testcase.add_error_info(message=_message(case, failure), output=body, error_type="error")
     elif failure is not None:
         message = _message(case, failure)
+        if mark is not None:
+            message = mark.message_prefix + message
         body = "\n".join(
             f"✗ {xml_safe(grade.check)}: {xml_safe(grade.detail, DETAIL_LIMIT)}"
             for grade in case.failed_grades

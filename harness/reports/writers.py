@@ -210,15 +210,18 @@ class JunitWriter:
         """
         from harness.reports.junit import to_junit_xml
 
+        marks = None
+        if flips is not None:
+            from harness.reports.baseline import junit_marks  # deferred: only with a baseline
+
+            marks = junit_marks(flips)
         cases, self._held = tuple(self._held), []
         report = msgspec.structs.replace(head, cases=cases)
-        data = to_junit_xml(report, git_commit=git_commit, flavor=self.flavor, hostname=hostname)
+        data = to_junit_xml(
+            report, git_commit=git_commit, flavor=self.flavor, hostname=hostname, marks=marks
+        )
         del cases, report
-        if self.path and flips is not None:
-            from harness.reports.baseline import write_marked_junit
-
-            write_marked_junit(self.path, data, flips)
-        elif self.path:
+        if self.path:
             write_atomic(self.path, data)
         return data
 
