@@ -45,7 +45,9 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from re2 import _re2
 
 from harness.secret_names import CAMEL, JOINED, KEY_WORDS, PLAIN_WORDS
 from harness.tokens import SHAPES, TRIGGERS, shapes_in
@@ -125,7 +127,9 @@ _TRIGGERS = (
     "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "-----begin",
     "cookie", "credential", "://", "sig", *TRIGGERS,
 )  # fmt: skip
-_SCREEN = re.compile("|".join(map(re.escape, sorted(set(_TRIGGERS)))))
+_SCREEN = "|".join(map(re.escape, sorted(set(_TRIGGERS))))
+_ANYWHERE = _re2.RE2.Anchor.UNANCHORED
+_NO_MATCH = (-1, -1)
 
 
 class Patterns(NamedTuple):
@@ -323,7 +327,18 @@ def _counts(key: str, value: str, *, bare: bool) -> bool:
 
 def might_hold(text: str) -> bool:
     """Whether `text` holds a trigger word; when it does not, no pattern can match it."""
-    return _SCREEN.search(text.lower()) is not None
+    # One RE2 scan for all the trigger words: Python's `re` tries each alternative at each
+    # character, RE2's automaton reads each character once. A lone surrogate, which a tool
+    # may produce, is passed through: no trigger word holds one.
+    data = text.lower().encode("utf-8", "surrogatepass")
+    return bool(_screen().Match(_ANYWHERE, data, 0, len(data))[0] != _NO_MATCH)
+
+
+@functools.cache
+def _screen() -> Any:
+    options = _re2.RE2.Options()
+    options.never_capture = True
+    return _re2.RE2(_SCREEN.encode(), options)
 
 
 class Found(NamedTuple):
