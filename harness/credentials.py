@@ -45,7 +45,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from re2 import _re2
 
@@ -127,9 +127,8 @@ _TRIGGERS = (
     "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "-----begin",
     "cookie", "credential", "://", "sig", *TRIGGERS,
 )  # fmt: skip
-_SCREEN = "|".join(map(re.escape, sorted(set(_TRIGGERS))))
+_SCREEN = _re2.RE2("|".join(map(re.escape, sorted(set(_TRIGGERS)))).encode(), _re2.RE2.Options())
 _ANYWHERE = _re2.RE2.Anchor.UNANCHORED
-_NO_MATCH = (-1, -1)
 
 
 class Patterns(NamedTuple):
@@ -327,18 +326,10 @@ def _counts(key: str, value: str, *, bare: bool) -> bool:
 
 def might_hold(text: str) -> bool:
     """Whether `text` holds a trigger word; when it does not, no pattern can match it."""
-    # One RE2 scan for all the trigger words: Python's `re` tries each alternative at each
-    # character, RE2's automaton reads each character once. A lone surrogate, which a tool
-    # may produce, is passed through: no trigger word holds one.
+    # One RE2 scan for every trigger word (Python's `re` tries each one at each character);
+    # a lone surrogate, which a tool may produce, is passed through.
     data = text.lower().encode("utf-8", "surrogatepass")
-    return bool(_screen().Match(_ANYWHERE, data, 0, len(data))[0] != _NO_MATCH)
-
-
-@functools.cache
-def _screen() -> Any:
-    options = _re2.RE2.Options()
-    options.never_capture = True
-    return _re2.RE2(_SCREEN.encode(), options)
+    return bool(_SCREEN.Match(_ANYWHERE, data, 0, len(data))[0] != (-1, -1))
 
 
 class Found(NamedTuple):
