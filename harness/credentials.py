@@ -47,6 +47,8 @@ import functools
 import re
 from typing import NamedTuple
 
+from re2 import _re2
+
 from harness.secret_names import CAMEL, JOINED, KEY_WORDS, PLAIN_WORDS
 from harness.tokens import SHAPES, TRIGGERS, shapes_in
 
@@ -125,7 +127,8 @@ _TRIGGERS = (
     "key", "token", "secret", "pass", "pwd", "auth", "bearer", "basic", "-----begin",
     "cookie", "credential", "://", "sig", *TRIGGERS,
 )  # fmt: skip
-_SCREEN = re.compile("|".join(map(re.escape, sorted(set(_TRIGGERS)))))
+_SCREEN = _re2.RE2("|".join(map(re.escape, sorted(set(_TRIGGERS)))).encode(), _re2.RE2.Options())
+_ANYWHERE = _re2.RE2.Anchor.UNANCHORED
 
 
 class Patterns(NamedTuple):
@@ -323,7 +326,10 @@ def _counts(key: str, value: str, *, bare: bool) -> bool:
 
 def might_hold(text: str) -> bool:
     """Whether `text` holds a trigger word; when it does not, no pattern can match it."""
-    return _SCREEN.search(text.lower()) is not None
+    # One RE2 scan for every trigger word (Python's `re` tries each one at each character);
+    # a lone surrogate, which a tool may produce, is passed through.
+    data = text.lower().encode("utf-8", "surrogatepass")
+    return bool(_SCREEN.Match(_ANYWHERE, data, 0, len(data))[0] != (-1, -1))
 
 
 class Found(NamedTuple):

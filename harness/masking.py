@@ -21,7 +21,6 @@ import functools
 import json
 import os
 import re
-import urllib.parse
 
 from harness.credentials import (
     MARK,
@@ -48,6 +47,8 @@ _held: set[str] = set()
 
 def _forms(value: str) -> set[str]:
     """`value` as it is, JSON-escaped and URL-encoded: each way an output may spell it."""
+    import urllib.parse  # only a held secret needs it, not every run's start
+
     return {value, json.dumps(value, ensure_ascii=False)[1:-1], urllib.parse.quote(value, safe="")}
 
 

@@ -525,3 +525,14 @@ def test_a_digest_header_in_a_pair_list_is_found() -> None:
     """`[('Authorization', 'Digest …')]`: the comma and quote after the name are a separator."""
     found = find("headers=[('Authorization', 'Digest username=\"harness_user\"')]")
     assert [item.kind for item in found] == ["secret after Authorization"]
+
+
+@pytest.mark.parametrize(
+    ("plain", "trigger"),
+    [("the ", "API_KEY"), ("a lone \ud800 surrogate, then a ", "token"), ("ünïcödé ", "Bearer")],
+    ids=["upper-case", "lone-surrogate", "non-ascii"],
+)
+def test_the_screen_sees_a_trigger_beside_any_character(plain: str, trigger: str) -> None:
+    """`might_hold` finds a trigger word in any case, after any character, even far in."""
+    assert not might_hold(plain * 500)
+    assert might_hold(plain * 500 + trigger)

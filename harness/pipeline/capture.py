@@ -22,7 +22,6 @@ import atexit
 import contextlib
 import os
 import sys
-import tempfile
 from types import TracebackType
 from typing import IO, Any
 
@@ -153,6 +152,8 @@ def _writer(fd: int) -> IO[str]:
 def _capture_files() -> tuple[int, IO[bytes], IO[bytes]]:
     global _files
     if _files is None or _files[0] != os.getpid():
+        import tempfile  # only a run of the project's own code captures
+
         # Kept open for the life of the process, emptied for each case.
         out = tempfile.TemporaryFile()  # noqa: SIM115
         err = tempfile.TemporaryFile()  # noqa: SIM115

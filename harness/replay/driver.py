@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -35,7 +34,7 @@ def converse(agent: Agent, trace: LlmTrace, replay: ReplayProvider) -> str:
     try:
         for index, turn in enumerate(trace.turns):
             result: object = agent.turn(turn.user_input)
-            if not isinstance(result, str) and inspect.isawaitable(result):
+            if not isinstance(result, str) and isinstance(result, Awaitable):
                 if loop is None:
                     # Deferred: only async agents need asyncio, whose import would slow
                     # the start of every run.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -80,6 +79,8 @@ def load_agent_factory(path: str, *, source: str, key: str | None, root: str | N
     Raises:
         ConfigError: It cannot be loaded, or cannot be called with one positional argument.
     """
+    import inspect  # only for the signature: a run without a factory never loads it
+
     factory = load_callable(path, source=source, key=key, root=root)
     try:
         signature = inspect.signature(factory)

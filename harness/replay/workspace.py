@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from types import TracebackType
 
 __all__ = ["Workspace"]
@@ -22,6 +20,8 @@ class Workspace:
     def path(self) -> str:
         """The folder, created on first access."""
         if self._path is None:
+            import tempfile  # a case that never asks for its folder does not load it
+
             self._path = tempfile.mkdtemp(prefix="harness-case-")
         return self._path
 
@@ -40,5 +40,7 @@ class Workspace:
         traceback: TracebackType | None,
     ) -> None:
         if self._path is not None:
+            import shutil
+
             shutil.rmtree(self._path, ignore_errors=True)
             self._path = None

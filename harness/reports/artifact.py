@@ -23,7 +23,6 @@ import re
 import signal
 import stat
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
@@ -174,6 +173,8 @@ def spooling(path: str | None) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
+        import tempfile  # only to name the temp folder of a spool that failed
+
         raise ArtifactError(path or tempfile.gettempdir(), exc.strerror or str(exc)) from None
 
 

@@ -78,6 +78,7 @@ MESSAGE_LIMIT = 300
 OUTPUT_LIMIT = 64_000
 """Characters of the call trace in `system-out` (its middle is cut), and of what the agent
 printed to stdout (after the trace) and to stderr (`system-err`), each cut after."""
+_DECLARATION = b"<?xml version='1.0' encoding='utf-8'?>\n"
 FLAVORS = ("full", "strict")
 """`full`: testcase `file` and `line` attributes; `strict`: junit-10 exactly."""
 
@@ -135,7 +136,10 @@ def to_junit_xml(
     )
     root.append(element)
     ET.indent(root)
-    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    # Serialized to text, then encoded once: ElementTree writing bytes goes through a
+    # TextIOWrapper whose non-default error handler makes each of its many writes slow.
+    text = ET.tostring(root, encoding="unicode")
+    document = _DECLARATION + text.encode("utf-8", "xmlcharrefreplace") + b"\n"
     # ElementTree writes a carriage return in text as it is, and XML readers turn CRLF into
     # LF; escaped, it reaches the reader. (ElementTree escapes one in an attribute itself.)
     return document.replace(b"\r", b"&#13;")

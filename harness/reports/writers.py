@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["CaseCounts", "JsonWriter", "JunitWriter", "TableWriter", "Writer", "feed", "to_json"]
 
 _BLOCK = 1 << 20
+_SPOOL_BUFFER = 1 << 16
 _EMPTY_CASES = b'"cases": []'
 
 
@@ -124,8 +125,11 @@ class JsonWriter:
         if self._spool is None:
             self._held.append(piece)
         else:
-            with spooling(self.path):
+            try:
                 self._spool.write(piece)
+            except OSError:
+                with spooling(self.path):  # the one place that words it as an ArtifactError
+                    raise
         self.counts.add(case)
 
     def close(self, head: SuiteReport, git_commit: str | None) -> None:
@@ -264,7 +268,8 @@ def to_json(report: SuiteReport, *, git_commit: str | None = None) -> bytes:
 def _spool() -> IO[bytes]:
     import tempfile
 
-    return tempfile.TemporaryFile()
+    # A large buffer: each case's piece is small, and the spool is read back only at the close.
+    return tempfile.TemporaryFile(buffering=_SPOOL_BUFFER)
 
 
 def _hashed(pieces: Iterator[bytes], digest: hashlib._Hash) -> Iterator[bytes]:
