@@ -156,7 +156,3 @@ class SuiteReport(msgspec.Struct, frozen=True, kw_only=True, dict=True):
             interrupted=self.interrupted,
             skipped=self.skipped,
         )
-
-    def exit_code(self) -> int:
-        """The process exit status: 0 when every case passed, else 1."""
-        return 0 if self.all_passed else 1

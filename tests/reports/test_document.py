@@ -56,14 +56,14 @@ def test_case_passes_only_without_error_with_every_grade_passed(
 
 
 def test_exit_code_is_zero_only_when_all_passed() -> None:
-    """exit_code() is a pure function of the verdicts."""
+    """all_passed is a pure function of the verdicts."""
     good = CaseReport(name="g", source="g.json", grades=(OK,))
     bad = CaseReport(name="b", source="b.json", grades=(BAD,))
     errored = CaseReport(name="e", source="e.json", error="x")
-    assert suite(good, good).exit_code() == 0
-    assert suite(good, bad).exit_code() == 1
-    assert suite(good, errored).exit_code() == 1
-    assert suite().exit_code() == 1
+    assert suite(good, good).all_passed
+    assert not suite(good, bad).all_passed
+    assert not suite(good, errored).all_passed
+    assert not suite().all_passed
 
 
 def test_counts() -> None:
